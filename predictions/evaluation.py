@@ -1,0 +1,213 @@
+"""The official SemEval-2026 Task 5 metrics, as a pure module (no Django).
+
+The official scorer (CodaBench, ``scoring.py`` of semeval26-05-scripts) reads a reference
+jsonl (``{"id": "0", "label": [4, 5, 3, 1, 5]}``) and a prediction jsonl
+(``{"id": "0", "prediction": 2.5}``) and reports
+
+* ``spearman``: Spearman's rho between the predictions and the mean of each label list
+  (``None`` where it is undefined, e.g. constant predictions), and
+* ``accuracy``: the share of predictions "within standard deviation", where the SD is the
+  *sample* SD (``statistics.stdev``) and the rule has strict inequalities:
+  ``avg - sd < pred < avg + sd`` or else ``|avg - pred| < 1``.
+
+That rule lives in :func:`is_within_sd` and nowhere else in the project.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "ScoringError",
+    "Score",
+    "label_mean",
+    "label_sd",
+    "is_within_sd",
+    "score",
+    "score_lists",
+    "parse_reference",
+    "parse_predictions",
+]
+
+
+class ScoringError(ValueError):
+    """A reference or prediction file that the official scorer would refuse."""
+
+
+@dataclass(frozen=True)
+class Score:
+    accuracy: float
+    correct: int
+    total: int
+    spearman: float | None
+
+    def as_official(self) -> dict:
+        """The scorer's ``scores.json`` content: ``{"accuracy": ..., "spearman": ...}``."""
+        return {"accuracy": self.accuracy, "spearman": self.spearman}
+
+    def as_dict(self) -> dict:
+        return {
+            "accuracy": self.accuracy,
+            "correct": self.correct,
+            "total": self.total,
+            "spearman": self.spearman,
+        }
+
+
+def label_mean(labels: Sequence[float]) -> float:
+    """Mean exactly as the official scorer computes it: ``sum(l) / len(l)``."""
+    return sum(labels) / len(labels)
+
+
+@lru_cache(maxsize=4096)
+def _sd_of_sorted(labels: tuple) -> float:
+    return statistics.stdev(labels) if len(labels) > 1 else 0.0
+
+
+def label_sd(labels: Sequence[float]) -> float:
+    """Sample standard deviation (``statistics.stdev``), 0 for a single label.
+
+    ``statistics.stdev`` sums exactly (with fractions), so its result does not depend on
+    the order of the labels: caching on the sorted tuple is exact and makes scoring fast.
+    A vectorised SD (numpy) can differ in the last bit, which flips samples that sit on
+    the boundary, so it is never used here.
+    """
+    return _sd_of_sorted(tuple(sorted(labels)))
+
+
+def is_within_sd(prediction: float, labels: Sequence[float]) -> bool:
+    """The official "accuracy within standard deviation" rule for one sample."""
+    avg = label_mean(labels)
+    sd = label_sd(labels)
+    if avg - sd < prediction < avg + sd:
+        return True
+    return abs(avg - prediction) < 1
+
+
+def _spearman(predictions: Sequence[float], means: Sequence[float]) -> float | None:
+    import warnings
+
+    from scipy.stats import spearmanr  # scipy is heavy; imported only when scoring
+
+    if len(predictions) < 2:
+        return None
+    with warnings.catch_warnings():
+        # Constant input is an expected case (a majority baseline): the answer is None.
+        warnings.simplefilter("ignore")
+        rho = spearmanr(predictions, means).statistic
+    rho = float(rho)
+    return None if math.isnan(rho) else rho
+
+
+def score_lists(labels: Sequence[Sequence[float]], predictions: Sequence[float]) -> Score:
+    """Score aligned lists: ``labels[i]`` are the human ratings for ``predictions[i]``."""
+    if len(labels) != len(predictions):
+        raise ScoringError(f"{len(predictions)} predictions for {len(labels)} references")
+    if not labels:
+        raise ScoringError("nothing to score: the reference is empty")
+    correct = sum(is_within_sd(p, lab) for p, lab in zip(predictions, labels))
+    means = [label_mean(lab) for lab in labels]
+    total = len(labels)
+    return Score(
+        accuracy=correct / total,
+        correct=correct,
+        total=total,
+        spearman=_spearman(list(predictions), means),
+    )
+
+
+def score(reference: Mapping[str, Sequence[float]], predictions: Mapping[str, float]) -> Score:
+    """Score predictions by id against a reference ``{id: labels}``.
+
+    Every reference id needs exactly one prediction and no prediction may name an unknown
+    id, as in the official scorer.
+    """
+    for pid in predictions:
+        if pid not in reference:
+            raise ScoringError(f"id {pid} is not in the reference")
+    for rid in reference:
+        if rid not in predictions:
+            raise ScoringError(f"id {rid} is missing")
+    ids = list(reference)
+    return score_lists([reference[i] for i in ids], [predictions[i] for i in ids])
+
+
+def _json_lines(lines: Iterable[str]) -> Iterable[tuple[int, dict]]:
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            raise ScoringError(f"line {number} is not valid JSON") from None
+        if not isinstance(obj, dict):
+            raise ScoringError(f"line {number} is not a JSON object")
+        yield number, obj
+
+
+def _read_id(number: int, obj: dict) -> str:
+    if "id" not in obj:
+        raise ScoringError(f"line {number}: no id")
+    raw = obj["id"]
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise ScoringError(f"line {number}: id must be a string")
+    return str(raw)
+
+
+def _is_number(value: object) -> bool:
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+    )
+
+
+def parse_reference(lines: Iterable[str]) -> dict[str, list[float]]:
+    """Parse an official reference jsonl into ``{id: labels}``, in file order."""
+    reference: dict[str, list[float]] = {}
+    for number, obj in _json_lines(lines):
+        rid = _read_id(number, obj)
+        if rid in reference:
+            raise ScoringError(f"id {rid} appears twice")
+        labels = obj.get("label")
+        if not isinstance(labels, list) or not labels:
+            raise ScoringError(f"line {number} (id {rid}): label must be a non-empty list")
+        if not all(_is_number(v) for v in labels):
+            raise ScoringError(f"line {number} (id {rid}): label holds a non-number")
+        reference[rid] = labels
+    return reference
+
+
+def parse_predictions(
+    lines: Iterable[str], reference_ids: Iterable[str] | None = None
+) -> dict[str, float]:
+    """Parse a prediction jsonl into ``{id: prediction}``.
+
+    With ``reference_ids`` it also checks that the file covers exactly those ids, and names
+    the first unknown or missing one.
+    """
+    known = None if reference_ids is None else set(reference_ids)
+    predictions: dict[str, float] = {}
+    for number, obj in _json_lines(lines):
+        pid = _read_id(number, obj)
+        if pid in predictions:
+            raise ScoringError(f"id {pid} appears twice")
+        if known is not None and pid not in known:
+            raise ScoringError(f"id {pid} is not in the reference")
+        if "prediction" not in obj:
+            raise ScoringError(f"line {number}: prediction is missing (id {pid})")
+        value = obj["prediction"]
+        if not _is_number(value):
+            raise ScoringError(f"line {number}: prediction is not a number")
+        predictions[pid] = value
+    if known is not None:
+        order = reference_ids if isinstance(reference_ids, (list, tuple, dict)) else sorted(known)
+        for rid in order:
+            if rid not in predictions:
+                raise ScoringError(f"id {rid} is missing")
+    return predictions
