@@ -1,0 +1,68 @@
+# AmbiSite: `make demo` to try it, `make test` to run every test.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export DEBUG ?= 1
+
+.PHONY: install install-dev install-ml browser demo serve worker test lint bench migrations-check clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.web: $(BIN)/python requirements.txt
+	$(BIN)/pip install -q -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: $(VENV)/.web requirements-dev.txt
+	$(BIN)/pip install -q -r requirements-dev.txt
+	touch $@
+
+# torch first, pinned, so that nothing pulls a CUDA build (a local CPU wheel is found here).
+$(VENV)/.ml: $(VENV)/.web requirements-ml.txt
+	$(BIN)/pip install -q $$(grep -E '^torch==' requirements-ml.txt)
+	$(BIN)/pip install -q -r requirements-ml.txt
+	touch $@
+
+install: $(VENV)/.web
+install-dev: $(VENV)/.dev
+install-ml: $(VENV)/.ml
+
+# Debian's Chromium for the browser tests; Playwright never downloads a browser here.
+browser:
+	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium chromium-driver)
+
+demo: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py import_ambistory data/ambistory/train.json --split train
+	$(BIN)/python manage.py import_ambistory data/ambistory/dev.json --split dev
+	$(BIN)/python manage.py ensure_researcher
+	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops web and worker)"
+	@trap 'kill 0' INT TERM EXIT; \
+	  $(BIN)/celery -A ambisite worker --loglevel=warning --concurrency=1 & \
+	  $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
+
+serve: install
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+worker: install
+	$(BIN)/celery -A ambisite worker --loglevel=info --concurrency=1
+
+# pytest exits 5 when it collects nothing; that is reported, not hidden as a crash.
+test: $(VENV)/.dev $(VENV)/.ml browser
+	@$(BIN)/pytest $(PYTEST_ARGS); s=$$?; \
+	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$s
+
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+
+migrations-check: $(VENV)/.dev
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+bench: $(VENV)/.dev $(VENV)/.ml
+	$(BIN)/python bench/score.py
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,108 @@
+"""Exports as generators of text chunks, so a view can stream them and memory stays flat.
+
+* AmbiStory JSON: the import format, with ``average``/``stdev`` recomputed from the ratings
+  exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``).
+* The official reference jsonl: ``{"id": "0", "label": [4, 5, 3, 1, 5]}`` per line.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Iterator
+
+from django.db.models import QuerySet
+
+from .models import Rater, Rating, Sample
+
+CHUNK = 2000
+
+
+def _rows(samples: QuerySet[Sample]) -> Iterator[dict]:
+    """Samples with their texts, in dataset order, chunk by chunk."""
+    fields = (
+        "id",
+        "dataset_id",
+        "sample_id",
+        "story__setup__homonym__form",
+        "sense__gloss",
+        "sense__example_sentence",
+        "story__setup__precontext",
+        "story__setup__sentence",
+        "story__ending",
+    )
+    yield from samples.order_by("split_id", "position").values(*fields).iterator(CHUNK)
+
+
+def _ratings_for(sample_ids: list[int], include_excluded: bool) -> dict[int, list[tuple]]:
+    qs = Rating.objects.filter(sample_id__in=sample_ids)
+    if not include_excluded:
+        qs = qs.exclude(rater__in=Rater.objects.excluded())
+    found: dict[int, list[tuple]] = {}
+    for sid, score, flag in qs.order_by("sample_id", "position", "id").values_list(
+        "sample_id", "score", "nonsensical"
+    ):
+        found.setdefault(sid, []).append((score, flag))
+    return found
+
+
+def _chunks(rows: Iterable[dict], size: int = CHUNK) -> Iterator[list[dict]]:
+    batch: list[dict] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _with_ratings(samples: QuerySet[Sample], include_excluded: bool) -> Iterator[tuple]:
+    for batch in _chunks(_rows(samples)):
+        ratings = _ratings_for([row["id"] for row in batch], include_excluded)
+        for row in batch:
+            yield row, ratings.get(row["id"], [])
+
+
+def ambistory_record(row: dict, ratings: list[tuple]) -> dict:
+    choices = [score for score, _ in ratings]
+    return {
+        "homonym": row["story__setup__homonym__form"],
+        "judged_meaning": row["sense__gloss"],
+        "precontext": row["story__setup__precontext"],
+        "sentence": row["story__setup__sentence"],
+        "ending": row["story__ending"],
+        "choices": choices,
+        "average": sum(choices) / len(choices) if choices else None,
+        "stdev": statistics.stdev(choices) if len(choices) > 1 else (0.0 if choices else None),
+        "nonsensical": [flag for _, flag in ratings],
+        "sample_id": row["sample_id"],
+        "example_sentence": row["sense__example_sentence"],
+    }
+
+
+def iter_ambistory_json(
+    samples: QuerySet[Sample], *, include_excluded: bool = False, indent: int | None = 4
+) -> Iterator[str]:
+    """The samples as one AmbiStory JSON object, streamed sample by sample."""
+    yield "{"
+    first = True
+    for row, ratings in _with_ratings(samples, include_excluded):
+        body = json.dumps(ambistory_record(row, ratings), indent=indent)
+        if indent:
+            body = body.replace("\n", "\n" + " " * indent)
+            lead = ("\n" if first else ",\n") + " " * indent
+        else:
+            lead = "" if first else ", "
+        yield f"{lead}{json.dumps(row['dataset_id'])}: {body}"
+        first = False
+    yield "\n}" if indent and not first else "}"
+
+
+def iter_reference_jsonl(
+    samples: QuerySet[Sample], *, include_excluded: bool = False
+) -> Iterator[str]:
+    """The official reference format: one ``{"id", "label"}`` line per sample."""
+    for row, ratings in _with_ratings(samples, include_excluded):
+        label = [score for score, _ in ratings]
+        yield json.dumps({"id": row["dataset_id"], "label": label}) + "\n"

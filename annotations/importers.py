@@ -1,0 +1,296 @@
+"""Import of AmbiStory JSON files: parse to plain dataclasses, then write in one transaction.
+
+Parsing checks every field of every sample and names the sample id and field of the first
+problem; writing is atomic and idempotent (a second import of the same file changes nothing,
+and an import that would change existing data is refused rather than applied half-way).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from .models import (
+    SCORE_MAX,
+    SCORE_MIN,
+    Dataset,
+    Homonym,
+    Rater,
+    Rating,
+    Sample,
+    Sense,
+    Setup,
+    Split,
+    Story,
+)
+
+TEXT_FIELDS = ("homonym", "judged_meaning", "precontext", "sentence", "ending", "sample_id",
+               "example_sentence")
+LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
+FIELDS = TEXT_FIELDS[:5] + LABEL_FIELDS + TEXT_FIELDS[5:]  # the file's own key order
+REDACTED = "(???)"
+
+
+class AmbiStoryFormatError(ValueError):
+    """A sample that does not follow the AmbiStory format; the message names id and field."""
+
+    def __init__(self, sample: str, field_name: str, problem: str):
+        self.sample = sample
+        self.field = field_name
+        super().__init__(f"sample {sample}: field '{field_name}' {problem}")
+
+
+@dataclass(frozen=True)
+class ParsedSample:
+    dataset_id: str
+    homonym: str
+    judged_meaning: str
+    precontext: str
+    sentence: str
+    ending: str
+    sample_id: str
+    example_sentence: str
+    choices: tuple[int, ...] = ()
+    nonsensical: tuple[bool, ...] = ()
+
+    @property
+    def labelled(self) -> bool:
+        return bool(self.choices)
+
+    def as_text(self) -> dict:
+        return {name: getattr(self, name) for name in TEXT_FIELDS}
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_labels(sid: str, raw: Mapping) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    choices, nonsensical = raw["choices"], raw["nonsensical"]
+    if not isinstance(choices, list) or not choices:
+        raise AmbiStoryFormatError(sid, "choices", "must be a non-empty list of scores")
+    for value in choices:
+        if not _is_int(value):
+            raise AmbiStoryFormatError(sid, "choices", f"holds {value!r}, not an integer")
+        if not SCORE_MIN <= value <= SCORE_MAX:
+            raise AmbiStoryFormatError(
+                sid, "choices", f"holds {value}, outside {SCORE_MIN}-{SCORE_MAX}"
+            )
+    if not isinstance(nonsensical, list) or len(nonsensical) != len(choices):
+        raise AmbiStoryFormatError(sid, "nonsensical", "must be a list as long as choices")
+    if not all(isinstance(flag, bool) for flag in nonsensical):
+        raise AmbiStoryFormatError(sid, "nonsensical", "must hold only true/false")
+    expected = {
+        "average": sum(choices) / len(choices),
+        "stdev": statistics.stdev(choices) if len(choices) > 1 else 0.0,
+    }
+    for name, value in expected.items():
+        got = raw[name]
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            raise AmbiStoryFormatError(sid, name, f"is {got!r}, not a number")
+        if not math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-9):
+            raise AmbiStoryFormatError(
+                sid, name, f"is {got} but the choices give {value}"
+            )
+    return tuple(choices), tuple(nonsensical)
+
+
+def _is_redacted(raw: Mapping) -> bool:
+    return all(raw.get(name) == REDACTED for name in ("choices", "average"))
+
+
+def parse_sample(sid: str, raw: object, *, allow_redacted: bool = False) -> ParsedSample:
+    if not isinstance(raw, Mapping):
+        raise AmbiStoryFormatError(sid, "*", "must be a JSON object")
+    for name in FIELDS:
+        if name not in raw:
+            raise AmbiStoryFormatError(sid, name, "is missing")
+    for name in TEXT_FIELDS:
+        if not isinstance(raw[name], str):
+            raise AmbiStoryFormatError(sid, name, f"is {raw[name]!r}, not a string")
+    for name in ("homonym", "judged_meaning", "sentence"):
+        if not raw[name].strip():
+            raise AmbiStoryFormatError(sid, name, "is empty")
+    texts = {name: raw[name] for name in TEXT_FIELDS}
+    if allow_redacted and _is_redacted(raw):
+        return ParsedSample(dataset_id=sid, **texts)
+    choices, nonsensical = _check_labels(sid, raw)
+    return ParsedSample(dataset_id=sid, choices=choices, nonsensical=nonsensical, **texts)
+
+
+def parse_ambistory(data: object, *, allow_redacted: bool = False) -> list[ParsedSample]:
+    """Check a parsed AmbiStory JSON document and return its samples in file order."""
+    if not isinstance(data, Mapping):
+        raise AmbiStoryFormatError("*", "*", "the file must hold a JSON object of samples")
+    return [
+        parse_sample(str(sid), raw, allow_redacted=allow_redacted) for sid, raw in data.items()
+    ]
+
+
+@dataclass
+class ImportReport:
+    split: str
+    samples_created: int = 0
+    samples_existing: int = 0
+    ratings_created: int = 0
+    setups_created: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.samples_created or self.ratings_created)
+
+
+def _get_or_create_many(model, keys: set[tuple], key_fields: tuple[str, ...], build) -> dict:
+    """Fetch rows by natural key and bulk-create the missing ones; returns ``{key: row}``."""
+    found: dict = {}
+    lookup_field = key_fields[0]
+    firsts = {k[0] for k in keys}
+    for row in model.objects.filter(**{f"{lookup_field}__in": firsts}):
+        found[tuple(getattr(row, f) for f in key_fields)] = row
+    missing = [k for k in keys if k not in found]
+    if missing:
+        model.objects.bulk_create([build(k) for k in missing], batch_size=500)
+        for row in model.objects.filter(**{f"{lookup_field}__in": {k[0] for k in missing}}):
+            found.setdefault(tuple(getattr(row, f) for f in key_fields), row)
+    return found
+
+
+def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
+    """Create homonyms, senses, setups and stories; return lookup maps for samples."""
+    homonyms = _get_or_create_many(
+        Homonym, {(s.homonym,) for s in samples}, ("form",), lambda k: Homonym(form=k[0])
+    )
+    hid = {form: row.id for (form,), row in homonyms.items()}
+    senses = _get_or_create_many(
+        Sense,
+        {(hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples},
+        ("homonym_id", "gloss", "example_sentence"),
+        lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
+    )
+    setups = _get_or_create_many(
+        Setup,
+        {(hid[s.homonym], s.precontext, s.sentence) for s in samples},
+        ("homonym_id", "precontext", "sentence"),
+        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
+    )
+    stories = _get_or_create_many(
+        Story,
+        {(setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending) for s in samples},
+        ("setup_id", "ending"),
+        lambda k: Story(setup_id=k[0], ending=k[1]),
+    )
+
+    def story_of(s: ParsedSample) -> int:
+        return stories[(setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending)].id
+
+    story_ids = {s.dataset_id: story_of(s) for s in samples}
+    sense_ids = {
+        s.dataset_id: senses[(hid[s.homonym], s.judged_meaning, s.example_sentence)].id
+        for s in samples
+    }
+    return story_ids, sense_ids
+
+
+def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_ids) -> set:
+    """Ids already imported; raises if any differs from the file (no silent overwrite)."""
+    existing = {
+        row["dataset_id"]: row
+        for row in Sample.objects.filter(split=split).values(
+            "id", "dataset_id", "sample_id", "story_id", "sense_id", "position"
+        )
+    }
+    ratings: dict[int, list[tuple]] = {}
+    for r in Rating.objects.filter(sample__split=split, position__isnull=False).values_list(
+        "sample_id", "score", "nonsensical"
+    ).order_by("sample_id", "position"):
+        ratings.setdefault(r[0], []).append(r[1:])
+    for s in samples:
+        row = existing.get(s.dataset_id)
+        if row is None:
+            continue
+        if row["story_id"] != story_ids[s.dataset_id]:
+            raise AmbiStoryFormatError(s.dataset_id, "ending", "differs from the imported sample")
+        if row["sense_id"] != sense_ids[s.dataset_id]:
+            raise AmbiStoryFormatError(
+                s.dataset_id, "judged_meaning", "differs from the imported sample"
+            )
+        if row["sample_id"] != s.sample_id:
+            raise AmbiStoryFormatError(s.dataset_id, "sample_id", "differs from the imported one")
+        if s.labelled and ratings.get(row["id"], []) != list(zip(s.choices, s.nonsensical)):
+            raise AmbiStoryFormatError(s.dataset_id, "choices", "differ from the imported ratings")
+    return set(existing)
+
+
+def _imported_raters(dataset: Dataset, split: Split, count: int) -> list[Rater]:
+    raters = []
+    for k in range(1, count + 1):
+        rater, _ = Rater.objects.get_or_create(
+            pseudonym=f"{dataset.name}:{split.name}:rater-{k}",
+            defaults={"kind": Rater.Kind.IMPORTED},
+        )
+        raters.append(rater)
+    return raters
+
+
+@transaction.atomic
+def ambistory_import(
+    *, samples: list[ParsedSample], split: str, dataset: str = "ambistory"
+) -> ImportReport:
+    """Write parsed samples into ``dataset/split``: all of them or, on any error, none."""
+    ds, _ = Dataset.objects.get_or_create(
+        name=dataset,
+        defaults={
+            "title": "AmbiStory (SemEval-2026 Task 5)",
+            "source": "github.com/Janosch-Gehring/ambistory",
+        },
+    )
+    sp, _ = Split.objects.get_or_create(dataset=ds, name=split)
+    report = ImportReport(split=str(sp))
+    setups_before = Setup.objects.count()
+    story_ids, sense_ids = _write_structure(samples)
+    existing = _check_existing(sp, samples, story_ids, sense_ids)
+    new = [(pos, s) for pos, s in enumerate(samples) if s.dataset_id not in existing]
+    report.samples_existing = len(samples) - len(new)
+    if not new:
+        report.setups_created = Setup.objects.count() - setups_before
+        return report
+    created = Sample.objects.bulk_create(
+        [
+            Sample(
+                split=sp,
+                story_id=story_ids[s.dataset_id],
+                sense_id=sense_ids[s.dataset_id],
+                dataset_id=s.dataset_id,
+                sample_id=s.sample_id,
+                position=pos,
+            )
+            for pos, s in new
+        ],
+        batch_size=500,
+    )
+    ids = dict(
+        Sample.objects.filter(split=sp, dataset_id__in=[s.dataset_id for _, s in new])
+        .values_list("dataset_id", "id")
+    )
+    raters = _imported_raters(ds, sp, max((len(s.choices) for _, s in new), default=0))
+    ratings = [
+        Rating(
+            sample_id=ids[s.dataset_id],
+            rater=raters[k],
+            score=score,
+            nonsensical=flag,
+            position=k,
+        )
+        for _, s in new
+        for k, (score, flag) in enumerate(zip(s.choices, s.nonsensical))
+    ]
+    Rating.objects.bulk_create(ratings, batch_size=1000)
+    report.samples_created = len(created)
+    report.ratings_created = len(ratings)
+    report.setups_created = Setup.objects.count() - setups_before
+    return report

@@ -1,0 +1,279 @@
+"""The AmbiStory data model.
+
+A homonym has senses; a setup is a precontext plus an ambiguous sentence using the homonym;
+a story is a setup with one ending (or none); a sample is a story judged for one sense; a
+rating is one rater's 1-5 judgment of a sample. Means and SDs are always derived from the
+ratings, never stored.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Avg, Count, Exists, OuterRef, Q, StdDev
+
+SCORE_MIN = 1
+SCORE_MAX = 5
+
+
+class Dataset(models.Model):
+    """A body of data with one task kind, e.g. AmbiStory (plausibility, 1-5)."""
+
+    class TaskKind(models.TextChoices):
+        PLAUSIBILITY = "plausibility", "Sense plausibility in a story (1-5)"
+        RELATEDNESS = "relatedness", "Sentence-pair relatedness (0-4)"
+        SENSE_CHOICE = "sense_choice", "Choose one of two senses"
+
+    name = models.SlugField(max_length=64, unique=True)
+    title = models.CharField(max_length=200)
+    task_kind = models.CharField(
+        max_length=20, choices=TaskKind.choices, default=TaskKind.PLAUSIBILITY
+    )
+    source = models.CharField(max_length=300, blank=True)
+    licence = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Split(models.Model):
+    dataset = models.ForeignKey(Dataset, on_delete=models.CASCADE, related_name="splits")
+    name = models.SlugField(max_length=64)
+
+    class Meta:
+        ordering = ["dataset__name", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "name"], name="unique_split_per_dataset")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dataset.name}/{self.name}"
+
+
+class Homonym(models.Model):
+    """A word form as it appears in the ambiguous sentence (e.g. ``bugs``)."""
+
+    form = models.CharField(max_length=100, unique=True)
+
+    class Meta:
+        ordering = ["form"]
+
+    def __str__(self) -> str:
+        return self.form
+
+
+class Sense(models.Model):
+    homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="senses")
+    gloss = models.TextField()
+    example_sentence = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["homonym__form", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["homonym", "gloss", "example_sentence"], name="unique_sense"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.homonym.form}: {self.gloss}"
+
+
+class Setup(models.Model):
+    """Precontext plus the ambiguous sentence that contains the homonym."""
+
+    homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="setups")
+    precontext = models.TextField()
+    sentence = models.TextField()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["homonym", "precontext", "sentence"], name="unique_setup"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.homonym.form}: {self.sentence}"
+
+
+class Story(models.Model):
+    """A setup with one ending; ``ending == ""`` is the open-ended story."""
+
+    setup = models.ForeignKey(Setup, on_delete=models.CASCADE, related_name="stories")
+    ending = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["setup_id", "id"]
+        verbose_name_plural = "stories"
+        constraints = [
+            models.UniqueConstraint(fields=["setup", "ending"], name="unique_story_per_ending")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.setup} / {self.ending[:40] or '(no ending)'}"
+
+    @property
+    def has_ending(self) -> bool:
+        return bool(self.ending)
+
+
+class SampleQuerySet(models.QuerySet):
+    def with_related(self) -> SampleQuerySet:
+        return self.select_related("story__setup__homonym", "sense", "split__dataset")
+
+    def in_split(self, dataset: str, split: str) -> SampleQuerySet:
+        return self.filter(split__dataset__name=dataset, split__name=split)
+
+    def with_ending(self, has_ending: bool = True) -> SampleQuerySet:
+        return self.exclude(story__ending="") if has_ending else self.filter(story__ending="")
+
+    def with_stats(self, include_excluded: bool = False) -> SampleQuerySet:
+        """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings."""
+        valid = Q() if include_excluded else ~Q(ratings__rater__in=Rater.objects.excluded())
+        return self.annotate(
+            n_ratings=Count("ratings", filter=valid),
+            mean=Avg("ratings__score", filter=valid),
+            sd=StdDev("ratings__score", filter=valid, sample=True),
+            n_nonsensical=Count("ratings", filter=valid & Q(ratings__nonsensical=True)),
+        )
+
+    def in_dataset_order(self) -> SampleQuerySet:
+        return self.order_by("split_id", "position")
+
+
+class Sample(models.Model):
+    """One story judged for one sense; ``dataset_id`` is the file's key ("0", "1", ...)."""
+
+    split = models.ForeignKey(Split, on_delete=models.PROTECT, related_name="samples")
+    story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="samples")
+    sense = models.ForeignKey(Sense, on_delete=models.PROTECT, related_name="samples")
+    dataset_id = models.CharField(max_length=32)
+    sample_id = models.CharField(max_length=32, blank=True)
+    position = models.PositiveIntegerField(help_text="Order of the sample in its source file.")
+
+    objects = SampleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["split_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["split", "dataset_id"], name="unique_sample_id"),
+            models.UniqueConstraint(fields=["story", "sense"], name="unique_story_sense"),
+        ]
+        indexes = [models.Index(fields=["split", "position"])]
+
+    def __str__(self) -> str:
+        return f"{self.split} #{self.dataset_id}"
+
+
+class RaterQuerySet(models.QuerySet):
+    def excluded(self) -> RaterQuerySet:
+        """Raters with an active exclusion: their ratings leave every aggregate."""
+        active = RaterExclusion.objects.filter(rater=OuterRef("pk"), revoked_at__isnull=True)
+        return self.filter(Exists(active))
+
+
+class Rater(models.Model):
+    """Who gave a rating. Imported files carry no identities, so each import position of a
+    split ("the k-th rating of each sample") becomes one anonymous imported rater."""
+
+    class Kind(models.TextChoices):
+        IMPORTED = "imported", "Imported (anonymous)"
+        PARTICIPANT = "participant", "Study participant"
+        RESEARCHER = "researcher", "Researcher"
+
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    pseudonym = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RaterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.pseudonym
+
+
+class RaterExclusion(models.Model):
+    """Takes a rater's ratings out of aggregates, with a reason; never deletes data.
+
+    Revoking sets ``revoked_at``; the row stays as a record of the decision.
+    """
+
+    class Source(models.TextChoices):
+        ATTENTION_CHECK = "attention_check", "Failed attention check"
+        QUALITY = "quality", "Annotator quality review"
+        MANUAL = "manual", "Researcher decision"
+
+    rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="exclusions")
+    source = models.CharField(max_length=20, choices=Source.choices)
+    reason = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rater"],
+                condition=Q(revoked_at__isnull=True),
+                name="one_active_exclusion_per_rater",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater} excluded ({self.source})"
+
+
+class RatingQuerySet(models.QuerySet):
+    def valid(self) -> RatingQuerySet:
+        return self.exclude(rater__in=Rater.objects.excluded())
+
+
+class Rating(models.Model):
+    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="ratings")
+    rater = models.ForeignKey(Rater, on_delete=models.PROTECT, related_name="ratings")
+    score = models.PositiveSmallIntegerField()
+    nonsensical = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    position = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="Order within the sample for imported ratings; empty for study ratings.",
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RatingQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["sample_id", "position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(score__gte=SCORE_MIN) & Q(score__lte=SCORE_MAX),
+                name="rating_score_in_range",
+            ),
+            models.UniqueConstraint(fields=["rater", "sample"], name="one_rating_per_rater"),
+            models.UniqueConstraint(
+                fields=["sample", "position"], name="unique_rating_position"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rater} rated {self.sample}: {self.score}"

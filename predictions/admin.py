@@ -1,0 +1,16 @@
+from django.contrib import admin
+
+from . import models
+
+
+@admin.register(models.ModelRun)
+class ModelRunAdmin(admin.ModelAdmin):
+    list_display = ("name", "backend", "split", "status", "done", "total", "created_at")
+    list_filter = ("status", "backend")
+
+
+@admin.register(models.Prediction)
+class PredictionAdmin(admin.ModelAdmin):
+    list_display = ("run", "sample", "score")
+    raw_id_fields = ("run", "sample")
+    list_select_related = ("run", "sample__split__dataset")
