@@ -28,8 +28,15 @@ from .models import (
     Story,
 )
 
-TEXT_FIELDS = ("homonym", "judged_meaning", "precontext", "sentence", "ending", "sample_id",
-               "example_sentence")
+TEXT_FIELDS = (
+    "homonym",
+    "judged_meaning",
+    "precontext",
+    "sentence",
+    "ending",
+    "sample_id",
+    "example_sentence",
+)
 LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
 FIELDS = TEXT_FIELDS[:5] + LABEL_FIELDS + TEXT_FIELDS[5:]  # the file's own key order
 REDACTED = "(???)"
@@ -93,9 +100,7 @@ def _check_labels(sid: str, raw: Mapping) -> tuple[tuple[int, ...], tuple[bool, 
         if not isinstance(got, (int, float)) or isinstance(got, bool):
             raise AmbiStoryFormatError(sid, name, f"is {got!r}, not a number")
         if not math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-9):
-            raise AmbiStoryFormatError(
-                sid, name, f"is {got} but the choices give {value}"
-            )
+            raise AmbiStoryFormatError(sid, name, f"is {got} but the choices give {value}")
     return tuple(choices), tuple(nonsensical)
 
 
@@ -126,9 +131,7 @@ def parse_ambistory(data: object, *, allow_redacted: bool = False) -> list[Parse
     """Check a parsed AmbiStory JSON document and return its samples in file order."""
     if not isinstance(data, Mapping):
         raise AmbiStoryFormatError("*", "*", "the file must hold a JSON object of samples")
-    return [
-        parse_sample(str(sid), raw, allow_redacted=allow_redacted) for sid, raw in data.items()
-    ]
+    return [parse_sample(str(sid), raw, allow_redacted=allow_redacted) for sid, raw in data.items()]
 
 
 @dataclass
@@ -145,8 +148,9 @@ class ImportReport:
         return bool(self.samples_created or self.ratings_created)
 
 
-def _get_or_create_many(model, keys: set[tuple], key_fields: tuple[str, ...], build) -> dict:
-    """Fetch rows by natural key and bulk-create the missing ones; returns ``{key: row}``."""
+def _get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -> dict:
+    """Fetch rows by natural key and bulk-create the missing ones (in the order of ``keys``,
+    so ids follow the file); returns ``{key: row}``."""
     found: dict = {}
     lookup_field = key_fields[0]
     firsts = {k[0] for k in keys}
@@ -163,24 +167,29 @@ def _get_or_create_many(model, keys: set[tuple], key_fields: tuple[str, ...], bu
 def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
     """Create homonyms, senses, setups and stories; return lookup maps for samples."""
     homonyms = _get_or_create_many(
-        Homonym, {(s.homonym,) for s in samples}, ("form",), lambda k: Homonym(form=k[0])
+        Homonym,
+        dict.fromkeys((s.homonym,) for s in samples),
+        ("form",),
+        lambda k: Homonym(form=k[0]),
     )
     hid = {form: row.id for (form,), row in homonyms.items()}
     senses = _get_or_create_many(
         Sense,
-        {(hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples},
+        dict.fromkeys((hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples),
         ("homonym_id", "gloss", "example_sentence"),
         lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
     )
     setups = _get_or_create_many(
         Setup,
-        {(hid[s.homonym], s.precontext, s.sentence) for s in samples},
+        dict.fromkeys((hid[s.homonym], s.precontext, s.sentence) for s in samples),
         ("homonym_id", "precontext", "sentence"),
         lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
     )
     stories = _get_or_create_many(
         Story,
-        {(setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending) for s in samples},
+        dict.fromkeys(
+            (setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending) for s in samples
+        ),
         ("setup_id", "ending"),
         lambda k: Story(setup_id=k[0], ending=k[1]),
     )
@@ -205,9 +214,11 @@ def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_
         )
     }
     ratings: dict[int, list[tuple]] = {}
-    for r in Rating.objects.filter(sample__split=split, position__isnull=False).values_list(
-        "sample_id", "score", "nonsensical"
-    ).order_by("sample_id", "position"):
+    for r in (
+        Rating.objects.filter(sample__split=split, position__isnull=False)
+        .values_list("sample_id", "score", "nonsensical")
+        .order_by("sample_id", "position")
+    ):
         ratings.setdefault(r[0], []).append(r[1:])
     for s in samples:
         row = existing.get(s.dataset_id)
@@ -274,8 +285,9 @@ def ambistory_import(
         batch_size=500,
     )
     ids = dict(
-        Sample.objects.filter(split=sp, dataset_id__in=[s.dataset_id for _, s in new])
-        .values_list("dataset_id", "id")
+        Sample.objects.filter(split=sp, dataset_id__in=[s.dataset_id for _, s in new]).values_list(
+            "dataset_id", "id"
+        )
     )
     raters = _imported_raters(ds, sp, max((len(s.choices) for _, s in new), default=0))
     ratings = [

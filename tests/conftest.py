@@ -60,3 +60,40 @@ def dev_split(db, dev_json):
     from annotations.models import Split
 
     return Split.objects.get(dataset__name="ambistory", name="dev")
+
+
+# --- Real headless Chromium (Debian's package), driven by Playwright -------------------
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session. Playwright's sync API runs an event loop in this thread,
+    so Django's async-safety check must be relaxed for the test's own ORM calls."""
+    import os
+
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+    yield tab
+    context.close()
+
+
+def screenshot(tab, name: str) -> Path:
+    """Save a full-page screenshot under test-artifacts/screenshots/ and return its path."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    tab.screenshot(path=str(path), full_page=True)
+    return path
