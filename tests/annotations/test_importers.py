@@ -1,0 +1,136 @@
+"""Import of AmbiStory JSON: counts, idempotence, and all-or-nothing rejection."""
+
+import copy
+
+import pytest
+from django.db.models import Count
+
+from annotations.importers import AmbiStoryFormatError, ambistory_import, parse_ambistory
+from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
+from tests.conftest import load_split_json
+from tests.factories import ambistory_sample, ambistory_setup
+
+pytestmark = pytest.mark.django_db
+MODELS = (Homonym, Sense, Setup, Story, Sample, Rater, Rating, Split)
+
+
+def _counts() -> dict:
+    return {model.__name__: model.objects.count() for model in MODELS}
+
+
+def _expected(data: dict) -> tuple[int, int, int]:
+    setups = {(s["homonym"], s["precontext"], s["sentence"]) for s in data.values()}
+    ratings = sum(len(s["choices"]) for s in data.values())
+    return len(data), len(setups), ratings
+
+
+@pytest.mark.parametrize("split, n_samples, n_setups", [("train", 2280, 380), ("dev", 588, 98)])
+def test_it_imports_a_split_with_its_setups_and_every_rating(split, n_samples, n_setups):
+    data = load_split_json(split)
+    samples, setups, ratings = _expected(data)
+    assert (samples, setups) == (n_samples, n_setups)
+    report = ambistory_import(samples=parse_ambistory(data), split=split)
+    assert Sample.objects.in_split("ambistory", split).count() == n_samples
+    assert Setup.objects.count() == n_setups
+    assert Rating.objects.count() == ratings >= 5 * n_samples
+    assert report.ratings_created == ratings
+    per_setup = (
+        Sample.objects.values("story__setup").annotate(n=Count("id")).values_list("n", flat=True)
+    )
+    assert set(per_setup) == {6}
+
+
+def test_a_setup_has_two_senses_and_three_stories_one_of_them_open_ended(dev_split):
+    setup = Setup.objects.first()
+    stories = list(setup.stories.all())
+    assert len(stories) == 3
+    assert sum(not story.has_ending for story in stories) == 1
+    senses = set(Sample.objects.filter(story__setup=setup).values_list("sense", flat=True))
+    assert len(senses) == 2
+
+
+def test_ratings_keep_their_order_and_belong_to_anonymous_imported_raters(dev_split, dev_json):
+    sample = Sample.objects.get(split=dev_split, dataset_id="0")
+    ratings = list(sample.ratings.order_by("position"))
+    assert [r.score for r in ratings] == dev_json["0"]["choices"]
+    assert [r.nonsensical for r in ratings] == dev_json["0"]["nonsensical"]
+    assert {r.rater.kind for r in ratings} == {Rater.Kind.IMPORTED}
+
+
+def test_mean_and_sd_are_derived_from_the_ratings(dev_split, dev_json):
+    for sample in Sample.objects.filter(split=dev_split).with_stats()[:50]:
+        row = dev_json[sample.dataset_id]
+        assert sample.mean == pytest.approx(row["average"], abs=1e-12)
+        assert sample.sd == pytest.approx(row["stdev"], abs=1e-9)
+        assert sample.n_nonsensical == sum(row["nonsensical"])
+
+
+def test_a_second_import_of_the_same_file_changes_no_row(dev_split, dev_json):
+    before = _counts()
+    stamps = list(Rating.objects.order_by("id").values_list("id", "updated_at"))
+    report = ambistory_import(samples=parse_ambistory(dev_json), split="dev")
+    assert not report.changed
+    assert report.samples_existing == 588
+    assert _counts() == before
+    assert list(Rating.objects.order_by("id").values_list("id", "updated_at")) == stamps
+
+
+def _broken(mutate) -> dict:
+    data = {**ambistory_setup(0), **ambistory_setup(6, homonym="pitch")}
+    data = copy.deepcopy(data)
+    mutate(data["9"])
+    return data
+
+
+BROKEN = {
+    "wrong type": (lambda s: s.update(choices="4, 5"), "choices"),
+    "score 6": (lambda s: s["choices"].__setitem__(2, 6), "choices"),
+    "average disagrees": (lambda s: s.update(average=s["average"] + 0.2), "average"),
+    "stdev disagrees": (lambda s: s.update(stdev=0.5), "stdev"),
+    "missing field": (lambda s: s.pop("example_sentence"), "example_sentence"),
+    "text not a string": (lambda s: s.update(sentence=7), "sentence"),
+    "nonsensical length": (lambda s: s["nonsensical"].pop(), "nonsensical"),
+    "float score": (lambda s: s["choices"].__setitem__(0, 4.5), "choices"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_broken_sample_is_rejected_naming_its_id_and_field_and_nothing_is_written(case):
+    mutate, field_name = BROKEN[case]
+    before = _counts()
+    with pytest.raises(AmbiStoryFormatError) as caught:
+        samples = parse_ambistory(_broken(mutate))
+        ambistory_import(samples=samples, split="dev")
+    assert caught.value.sample == "9"
+    assert caught.value.field == field_name
+    assert "sample 9" in str(caught.value) and field_name in str(caught.value)
+    assert _counts() == before
+
+
+def test_a_conflicting_reimport_is_refused_and_rolls_back_everything():
+    data = ambistory_setup(0)
+    ambistory_import(samples=parse_ambistory(data), split="dev")
+    before = _counts()
+    changed = copy.deepcopy({**data, **ambistory_setup(6, homonym="pitch")})
+    changed["3"]["choices"] = [1, 1, 1, 1, 1]
+    changed["3"]["average"], changed["3"]["stdev"] = 1.0, 0.0
+    with pytest.raises(AmbiStoryFormatError, match="sample 3: field 'choices'"):
+        ambistory_import(samples=parse_ambistory(changed), split="dev")
+    # the new setup "pitch" (ids 6-11) was not half-written either
+    assert _counts() == before
+
+
+def test_redacted_labels_parse_only_when_allowed():
+    sample = ambistory_sample("0")
+    sample.update(choices="(???)", average="(???)", stdev="(???)", nonsensical="(???)")
+    with pytest.raises(AmbiStoryFormatError, match="choices"):
+        parse_ambistory({"0": sample})
+    (parsed,) = parse_ambistory({"0": sample}, allow_redacted=True)
+    assert not parsed.labelled and parsed.sentence == sample["sentence"]
+
+
+def test_a_file_that_is_not_an_object_of_samples_is_rejected():
+    with pytest.raises(AmbiStoryFormatError, match="JSON object"):
+        parse_ambistory([1, 2, 3])
+    with pytest.raises(AmbiStoryFormatError, match="sample 0"):
+        parse_ambistory({"0": "not a sample"})
