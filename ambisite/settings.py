@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "annotations",
     "predictions",
     "studies",
@@ -108,6 +109,8 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default lives under var/, which a fresh clone does not have yet.
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL lets the web process read while the worker writes; the timeout waits out writers.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
@@ -159,6 +162,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Graded word-sense judgments: data, studies, ratings and model runs.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and Redoc are served from the sidecar package, never from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {
