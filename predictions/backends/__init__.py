@@ -11,7 +11,15 @@ from django.utils.module_loading import import_string
 
 from .base import PredictionOutput, PredictorBackend
 
-BUILTIN: dict[str, str] = {}
+BUILTIN: dict[str, str] = {
+    "random": "predictions.backends.baselines.RandomBackend",
+    "constant": "predictions.backends.baselines.ConstantBackend",
+    "embedding": "predictions.backends.embedding.EmbeddingBackend",
+    "crossencoder": "predictions.backends.crossencoder.CrossEncoderBackend",
+    "quality": "predictions.backends.quality.QualityBackend",
+    "openai_chat": "predictions.backends.openai_chat.OpenAIChatBackend",
+    "hf_causal": "predictions.backends.hf_causal.HFCausalBackend",
+}
 
 
 class UnknownBackend(LookupError):

@@ -1,0 +1,235 @@
+"""The OpenAI-compatible backend against a real local HTTP server (tests/llm_server.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from predictions.backends import get_backend
+from predictions.backends.openai_chat import (
+    UNPARSED,
+    LLMRequestError,
+    OpenAIChatBackend,
+    PredictionFailed,
+    parse_retry_after,
+)
+from predictions.prompts import get_prompt, render
+from tests.factories import ambistory_setup
+from tests.llm_server import LLMServer, Reply
+
+
+def samples(n: int = 6, first_id: int = 0) -> list[dict]:
+    setup = ambistory_setup(first_id)
+    return [
+        {key: value for key, value in dict(s, id=sid).items() if key in FIELDS}
+        for sid, s in list(setup.items())[:n]
+    ]
+
+
+FIELDS = {"id", "homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending"}
+
+
+@pytest.fixture
+def server():
+    with LLMServer() as running:
+        yield running
+
+
+def backend(server, **params) -> OpenAIChatBackend:
+    defaults = {"base_url": server.base_url, "model": "tiny", "backoff_base": 0.01}
+    return get_backend("openai_chat", **{**defaults, **params})
+
+
+def test_it_sends_the_rendered_prompt_at_temperature_zero_and_parses_the_answer(
+    server, monkeypatch
+):
+    monkeypatch.setenv("AMBISITE_LLM_API_KEY", "sk-test-key")
+    server.script(Reply.text("Score: 2"))
+    chat = backend(server, prompt="ambistory-b3-4shot-v1")
+    batch = samples(1)
+
+    [out] = chat.predict_batch(batch)
+
+    assert out.score == 2.0 and out.raw_output == "Score: 2" and out.distribution is None
+    [request] = server.requests
+    assert request.body["model"] == "tiny"
+    assert request.body["temperature"] == 0
+    assert request.body["messages"] == render(get_prompt("ambistory-b3-4shot-v1"), batch[0])
+    assert "logprobs" not in request.body and "top_logprobs" not in request.body
+    assert request.headers["Authorization"] == "Bearer sk-test-key"
+    assert chat.prompt_version == "ambistory-b3-4shot-v1"
+    assert chat.model_version() == f"served-tiny via {server.base_url}"
+
+
+def test_it_uses_the_expected_value_over_1_to_5_when_the_server_returns_logprobs(server):
+    probs = {"4": 0.6, "3": 0.2, " 4": 0.1, "5": 0.05, "Sure": 0.05}
+    server.script(Reply.with_logprobs(probs, prefix_tokens=("**",), content="**4**"))
+    chat = backend(server, logprobs=True, top_logprobs=7)
+
+    [out] = chat.predict_batch(samples(1))
+
+    mass = {3: 0.2, 4: 0.7, 5: 0.05}
+    expected = sum(score * p for score, p in mass.items()) / sum(mass.values())
+    assert out.score == pytest.approx(expected)
+    assert out.distribution == pytest.approx([0, 0, 0.2 / 0.95, 0.7 / 0.95, 0.05 / 0.95])
+    assert math.isclose(sum(out.distribution), 1.0)
+    body = server.requests[0].body
+    assert body["logprobs"] is True and body["top_logprobs"] == 7
+
+
+def test_it_falls_back_to_the_parsed_answer_when_the_server_ignores_logprobs(server):
+    server.script(Reply.text("I'd say 3."))
+    [out] = backend(server, logprobs=True).predict_batch(samples(1))
+    assert out.score == 3.0 and out.distribution is None
+
+
+def test_it_retries_429s_honouring_retry_after_then_succeeds(server):
+    server.script(Reply.rate_limited(retry_after="1"), Reply.rate_limited(), Reply.text("5"))
+    [out] = backend(server, backoff_base=0.05).predict_batch(samples(1))
+
+    assert out.score == 5.0
+    first, second, third = (r.at for r in server.requests)
+    assert second - first >= 0.95  # waited as long as Retry-After said
+    assert 0.02 <= third - second < 0.9  # then exponential backoff from backoff_base
+
+
+def test_it_gives_up_after_max_retries_on_5xx(server):
+    server.script(*[Reply.server_error(503)] * 5)
+    with pytest.raises(LLMRequestError, match="gave up after 3 attempts"):
+        backend(server, max_retries=2).predict_batch(samples(1))
+    assert len(server.requests) == 3
+
+
+def test_it_recovers_from_a_500_and_a_malformed_body(server):
+    server.script(Reply.server_error(500), Reply(raw_body="<html>oops"), Reply.text("1"))
+    [out] = backend(server).predict_batch(samples(1))
+    assert out.score == 1.0 and len(server.requests) == 3
+
+
+def test_it_does_not_retry_a_client_error(server):
+    server.script(Reply(status=401, raw_body='{"error": "bad key"}'))
+    with pytest.raises(LLMRequestError, match="HTTP 401"):
+        backend(server).predict_batch(samples(1))
+    assert len(server.requests) == 1
+
+
+def test_it_reasks_once_after_a_malformed_answer(server):
+    server.script(Reply.text("Hmm, hard to say."), Reply.text("4"))
+    chat = backend(server)
+    [out] = chat.predict_batch(samples(1))
+
+    assert out.score == 4.0
+    assert out.raw_output == "Hmm, hard to say.\n---\n4"
+    reask = server.requests[1].body["messages"]
+    assert reask[-2] == {"role": "assistant", "content": "Hmm, hard to say."}
+    assert reask[-1]["role"] == "user" and "Return only the numbered score" in reask[-1]["content"]
+
+
+def test_it_records_a_failure_with_the_raw_text_after_a_second_malformed_answer(server):
+    server.script(Reply.text("no idea"), Reply.text("between 3 and 4"))
+    chat = backend(server, fallback_score=3.5)
+    [out] = chat.predict_batch(samples(1))
+
+    assert out.score == 3.5
+    assert out.raw_output == UNPARSED + "no idea\n---\nbetween 3 and 4"
+    assert chat.failures == 1 and len(server.requests) == 2
+
+
+def test_it_can_raise_on_an_unparseable_answer(server):
+    server.script(Reply.text("no idea"), Reply.text("still no idea"))
+    with pytest.raises(PredictionFailed) as failed:
+        backend(server, on_failure="raise").predict_batch(samples(1))
+    assert "still no idea" in failed.value.raw_output
+
+
+def test_it_keeps_at_most_max_concurrency_requests_in_flight(server):
+    server.delay = 0.15
+    batch = samples(6) + samples(6, first_id=6)
+    outs = backend(server, max_concurrency=3).predict_batch(batch)
+
+    assert [o.score for o in outs] == [4.0] * 12
+    assert server.max_in_flight == 3
+    assert len(server.requests) == 12
+
+
+def test_it_returns_scores_in_sample_order_whatever_the_answer_order(server):
+    def by_meaning(body):
+        text = body["messages"][-1]["content"]
+        river = "sloping land" in text
+        return Reply.text("1" if river else "5", delay=0.1 if not river else 0.0)
+
+    server.responder = by_meaning
+    batch = samples(6)
+    outs = backend(server, max_concurrency=6).predict_batch(batch)
+    expected = [1.0 if "sloping" in s["judged_meaning"] else 5.0 for s in batch]
+    assert [o.score for o in outs] == expected
+
+
+def test_the_comparative_prompt_scores_both_senses_of_a_story_in_one_call(server):
+    server.responder = lambda body: Reply.text('Here you go: {"A": 5, "B": 2}')
+    chat = backend(server, prompt="ambistory-comparative-v1")
+    batch = samples(6)
+    reordered = [batch[1], batch[0], *batch[2:]]
+
+    outs = chat.predict_batch(reordered)
+
+    assert chat.needs_whole_stories is True
+    assert len(server.requests) == 3  # three stories, two senses each
+    by_id = {s["id"]: o.score for s, o in zip(reordered, outs)}
+    assert by_id == {"0": 5.0, "1": 2.0, "2": 5.0, "3": 2.0, "4": 5.0, "5": 2.0}
+    first = server.requests[0].body["messages"]
+    assert first == render(get_prompt("ambistory-comparative-v1"), batch[0], batch[1])
+
+
+def test_the_comparative_prompt_scores_a_lone_sense_with_the_single_sample_prompt(server):
+    server.script(Reply.text("3"))
+    chat = backend(server, prompt="ambistory-comparative-v1")
+    [out] = chat.predict_batch(samples(1))
+    assert out.score == 3.0
+    assert server.requests[0].body["messages"] == render(
+        get_prompt("ambistory-b3-zeroshot-v1"), samples(1)[0]
+    )
+
+
+def test_the_comparative_prompt_reasks_and_then_records_a_failure_for_both(server):
+    server.script(Reply.text('{"A": 9}'), Reply.text("A is likely"))
+    outs = backend(server, prompt="ambistory-comparative-v1").predict_batch(samples(2))
+    assert all(o.raw_output.startswith(UNPARSED) for o in outs)
+    assert len(server.requests) == 2
+
+
+def test_it_reads_the_key_model_and_url_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("AMBISITE_LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("AMBISITE_LLM_MODEL", "env-model")
+    monkeypatch.delenv("AMBISITE_LLM_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    get_backend("openai_chat").predict_batch(samples(1))
+    request = server.requests[0]
+    assert request.body["model"] == "env-model"
+    assert request.headers["Authorization"] == "Bearer sk-openai"
+
+
+def test_it_sends_no_authorization_header_without_a_key(server, monkeypatch):
+    for name in ("AMBISITE_LLM_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    backend(server).predict_batch(samples(1))
+    assert "Authorization" not in server.requests[0].headers
+
+
+def test_it_needs_a_model(monkeypatch):
+    monkeypatch.delenv("AMBISITE_LLM_MODEL", raising=False)
+    with pytest.raises(ValueError, match="needs a model"):
+        OpenAIChatBackend()
+
+
+def test_retry_after_accepts_seconds_and_http_dates():
+    assert parse_retry_after("2") == 2.0
+    assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+def test_a_timeout_is_retried(server):
+    server.script(Reply.text("4", delay=0.6), Reply.text("2"))
+    [out] = backend(server, timeout=0.2).predict_batch(samples(1))
+    assert out.score == 2.0 and len(server.requests) == 2
