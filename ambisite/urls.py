@@ -2,9 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from studies.urls import participant_patterns
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/v1/", include("ambisite.api_urls")),
+    path("api/", include("annotations.api.site_urls")),
+    path("studies/", include("studies.urls")),
+    path("s/", include(participant_patterns)),
+    path("dashboards/", include("dashboards.urls")),
     path("", include("annotations.urls")),
 ]

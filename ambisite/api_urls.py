@@ -1,0 +1,21 @@
+"""The REST API, mounted at /api/v1/: one include per app, plus the schema and its UI."""
+
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from annotations.api.base import IsResearcher
+
+urlpatterns = [
+    path("", include("annotations.api.urls")),
+    path("", include("studies.api.urls")),
+    path("", include("predictions.api.urls")),
+    # Researchers only, like the rest: the Swagger UI reads the schema with the session.
+    path(
+        "schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"
+    ),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsResearcher]),
+        name="api-docs",
+    ),
+]

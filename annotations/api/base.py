@@ -1,0 +1,72 @@
+"""Shared building blocks of every AmbiSite API view: one small base class per concern.
+
+* :class:`ApiSchema` documents the error answers every endpoint can give, so that the
+  OpenAPI schema describes all responses (Schemathesis checks it).
+* :class:`ApiPagination` is page-number pagination with an optional ``page_size``.
+* :class:`ReadOnlyViewSet` is list + retrieve for researchers only.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import inline_serializer
+from rest_framework import mixins, serializers, viewsets
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import BasePermission
+
+from ambisite.access import is_researcher
+
+ERROR = inline_serializer(
+    name="Error",
+    fields={"detail": serializers.CharField(help_text="What went wrong.")},
+)
+VALIDATION_ERROR = inline_serializer(
+    name="ValidationError",
+    fields={"detail": serializers.CharField(required=False)},
+)
+
+
+class IsResearcher(BasePermission):
+    """Active staff users only: annotators, outsiders and anonymous visitors get nothing."""
+
+    message = "Only researchers may use the API."
+
+    def has_permission(self, request, view) -> bool:
+        return is_researcher(request.user)
+
+
+class ApiSchema(AutoSchema):
+    """AutoSchema that also documents 400/401/403/404 (and 409 for POST state changes)."""
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        # Filters apply to retrieve too (DRF filters before get_object), so any call may 400.
+        errors = {"400": VALIDATION_ERROR, "401": ERROR, "403": ERROR, "404": ERROR}
+        if self.method == "POST":
+            errors["409"] = ERROR
+        for code, serializer in errors.items():
+            if code not in responses:
+                # Errors are always JSON, even where the success body is jsonl, CSV or zip.
+                responses[code] = self._get_response_for_code(
+                    serializer, code, ["application/json"]
+                )
+        return responses
+
+
+class ApiPagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 1000
+
+
+class ApiMixin:
+    """Researchers only, documented errors, paginated lists."""
+
+    permission_classes = [IsResearcher]
+    pagination_class = ApiPagination
+    schema = ApiSchema()
+
+
+class ReadOnlyViewSet(
+    ApiMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    """List and retrieve, nothing else."""

@@ -1,0 +1,98 @@
+"""Ratings in long format (one row per rating) as CSV or jsonl, streamed with flat memory.
+
+Rows come from ``values_list().iterator(chunk_size)`` (a server-side cursor on PostgreSQL),
+so no model instance is built and memory does not grow with the number of ratings. Raters
+appear by pseudonym only: Prolific ids never leave the database.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+from django.db.models import Exists, OuterRef, QuerySet
+
+from .models import RaterExclusion, Rating
+
+CHUNK = 5000
+COLUMNS = (
+    "dataset",
+    "split",
+    "id",
+    "sample_id",
+    "rater",
+    "rater_kind",
+    "rater_excluded",
+    "score",
+    "nonsensical",
+    "comment",
+    "created_at",
+)
+_SOURCES = (
+    "sample__split__dataset__name",
+    "sample__split__name",
+    "sample__dataset_id",
+    "sample__sample_id",
+    "rater__pseudonym",
+    "rater__kind",
+    "rater_excluded",
+    "score",
+    "nonsensical",
+    "comment",
+    "created_at",
+)
+
+
+def ratings_for_export(
+    ratings: QuerySet[Rating] | None = None, *, include_excluded: bool = False
+) -> QuerySet[Rating]:
+    """Ratings in a stable order (split, sample, import position, id), valid ones by default."""
+    ratings = Rating.objects.all() if ratings is None else ratings
+    if not include_excluded:
+        ratings = ratings.valid()
+    active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
+    return ratings.annotate(rater_excluded=Exists(active)).order_by(
+        "sample__split_id", "sample__position", "position", "id"
+    )
+
+
+def _rows(ratings: QuerySet[Rating], chunk_size: int) -> Iterator[tuple]:
+    yield from ratings.values_list(*_SOURCES).iterator(chunk_size=chunk_size)
+
+
+def iter_ratings_jsonl(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) -> Iterator[str]:
+    """One JSON object per rating and line; ``created_at`` in ISO 8601."""
+    lines: list[str] = []
+    for row in _rows(ratings, chunk_size):
+        record = dict(zip(COLUMNS, row))
+        record["created_at"] = record["created_at"].isoformat()
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+        if len(lines) >= 1000:
+            yield "".join(lines)
+            lines = []
+    if lines:
+        yield "".join(lines)
+
+
+def iter_ratings_csv(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) -> Iterator[str]:
+    """A header line, then one row per rating (RFC 4180 quoting, booleans as true/false)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for count, row in enumerate(_rows(ratings, chunk_size), start=1):
+        writer.writerow(_csv_cells(row))
+        if count % 1000 == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def _csv_cells(row: tuple) -> list:
+    cells = list(row)
+    for index in (6, 8):  # rater_excluded, nonsensical
+        cells[index] = "true" if cells[index] else "false"
+    cells[10] = cells[10].isoformat()
+    return cells

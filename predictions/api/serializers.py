@@ -1,0 +1,54 @@
+"""Model runs and predictions: output shapes and the parsing of create/upload requests."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotations.models import Split
+from predictions.models import ModelRun, Prediction
+
+
+class ModelRunSerializer(serializers.ModelSerializer):
+    dataset = serializers.CharField(source="split.dataset.name", read_only=True)
+    split_name = serializers.CharField(source="split.name", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username", read_only=True, allow_null=True, default=None
+    )
+    scores = serializers.JSONField(
+        read_only=True, allow_null=True, help_text="accuracy, correct, total, spearman."
+    )
+
+    class Meta:
+        model = ModelRun
+        fields = [
+            "id", "name", "backend", "params", "dataset", "split", "split_name", "status",
+            "done", "total", "error", "code_version", "prompt_version", "model_version",
+            "fitted_on", "scores", "created_by", "created_at", "started_at", "finished_at",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class RunCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, allow_blank=True, default="")
+    backend = serializers.CharField(max_length=100, help_text="Registry name of a backend.")
+    params = serializers.DictField(default=dict, help_text="The backend's JSON parameters.")
+    split = serializers.PrimaryKeyRelatedField(
+        queryset=Split.objects.all(), help_text="Id of the split to predict (see /splits/)."
+    )
+
+
+class RunUploadSerializer(serializers.Serializer):
+    split = serializers.PrimaryKeyRelatedField(
+        queryset=Split.objects.all(), help_text="Id of the split the file predicts."
+    )
+    name = serializers.CharField(max_length=200, help_text="Name of the new run.")
+    file = serializers.FileField(help_text='Official jsonl: {"id": "0", "prediction": 2.5}.')
+
+
+class PredictionSerializer(serializers.ModelSerializer):
+    dataset_id = serializers.CharField(source="sample.dataset_id", read_only=True)
+
+    class Meta:
+        model = Prediction
+        fields = ["id", "run", "sample", "dataset_id", "score", "raw_output", "distribution"]
+        read_only_fields = fields

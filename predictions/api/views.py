@@ -1,0 +1,101 @@
+"""Model runs (list, create, cancel, retry, upload) and predictions, for researchers only."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status
+from rest_framework.decorators import action
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+
+from annotations.api.base import ReadOnlyViewSet
+from predictions.backends import UnknownBackend
+from predictions.evaluation import ScoringError
+from predictions.importers import predictions_import
+from predictions.models import ModelRun, Prediction
+from predictions.services import run_cancel, run_create, run_retry
+
+from . import filters, serializers
+
+
+def read_lines(upload) -> list[str]:
+    """The uploaded file's lines; a file that is not UTF-8 is refused like bad JSON."""
+    try:
+        text = upload.read().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ScoringError(f"the file is not UTF-8 text ({error.reason})") from None
+    return text.split("\n")
+
+
+class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
+    """Model runs with their status, progress and official scores."""
+
+    serializer_class = serializers.ModelRunSerializer
+    filterset_class = filters.ModelRunFilter
+
+    def get_queryset(self):
+        return ModelRun.objects.select_related("split__dataset", "created_by").order_by(
+            "-created_at", "-id"
+        )
+
+    @extend_schema(
+        request=serializers.RunCreateSerializer, responses={201: serializers.ModelRunSerializer}
+    )
+    def create(self, request, *args, **kwargs):
+        """Queue a run of a backend over a split; a worker computes the predictions."""
+        parsed = serializers.RunCreateSerializer(data=request.data)
+        parsed.is_valid(raise_exception=True)
+        try:
+            run = run_create(**parsed.validated_data, created_by=request.user)
+        except (UnknownBackend, TypeError, ValueError) as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=serializers.ModelRunSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Cancel a queued or running run (409 for any other status)."""
+        run = run_cancel(run=self.get_object())
+        if run.status != ModelRun.Status.CANCELLED:
+            detail = f"run {run.pk} is {run.status}; only queued or running runs can be cancelled"
+            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(run).data)
+
+    @extend_schema(request=None, responses=serializers.ModelRunSerializer)
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Re-queue a failed or cancelled run (409 for any other status)."""
+        try:
+            run = run_retry(run=self.get_object())
+        except ValueError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(run).data)
+
+    @extend_schema(
+        request={"multipart/form-data": serializers.RunUploadSerializer},
+        responses={201: serializers.ModelRunSerializer},
+    )
+    @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    def upload(self, request):
+        """Store a predictions jsonl as a new, scored run; a bad file stores nothing (400)."""
+        parsed = serializers.RunUploadSerializer(data=request.data)
+        parsed.is_valid(raise_exception=True)
+        data = parsed.validated_data
+        try:
+            lines = read_lines(data["file"])
+            run = predictions_import(
+                split=data["split"], name=data["name"], lines=lines, created_by=request.user
+            )
+        except ScoringError as error:
+            return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class PredictionViewSet(ReadOnlyViewSet):
+    """Predictions of every run, one per (run, sample)."""
+
+    serializer_class = serializers.PredictionSerializer
+    filterset_class = filters.PredictionFilter
+
+    def get_queryset(self):
+        return Prediction.objects.select_related("sample").order_by("run_id", "sample_id")

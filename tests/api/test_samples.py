@@ -1,0 +1,49 @@
+"""/api/v1/samples/: filters by split, homonym, ending presence and study."""
+
+import pytest
+
+from tests.api.conftest import assert_refused
+
+pytestmark = pytest.mark.django_db
+
+
+def ids(response) -> list[str]:
+    assert response.status_code == 200, response.content
+    return [row["dataset_id"] for row in response.json()["results"]]
+
+
+def test_it_lists_samples_with_texts_and_statistics(api, small_split):
+    body = api.get("/api/v1/samples/").json()
+    assert body["count"] == 12
+    first = body["results"][0]
+    assert first["dataset_id"] == "0" and first["split_name"] == "dev"
+    assert first["homonym"] == "bank" and first["ending"] == ""
+    assert first["judged_meaning"] == "a financial institution"
+    assert first["n_ratings"] == 5
+    assert first["mean"] == pytest.approx((1 + 3 + 4 + 2 + 5) / 5)
+    assert first["sd"] == pytest.approx(1.5811388300841898)
+
+
+def test_it_filters_by_split_homonym_ending_and_study(api, small_split, study):
+    assert len(ids(api.get("/api/v1/samples/", {"split": "dev", "dataset": "ambistory"}))) == 12
+    assert ids(api.get("/api/v1/samples/", {"split": "train"})) == []
+    assert ids(api.get("/api/v1/samples/", {"homonym": "bat"})) == [str(i) for i in range(6, 12)]
+    assert ids(api.get("/api/v1/samples/", {"has_ending": "false"})) == ["0", "1", "6", "7"]
+    assert len(ids(api.get("/api/v1/samples/", {"has_ending": "true"}))) == 8
+    study.samples.set(study.samples.filter(dataset_id__in=["3", "4"]))
+    assert ids(api.get("/api/v1/samples/", {"study": "pilot"})) == ["3", "4"]
+    assert ids(api.get("/api/v1/samples/", {"study": "pilot", "homonym": "bat"})) == []
+
+
+def test_it_paginates(api, small_split):
+    page = api.get("/api/v1/samples/", {"page_size": 5, "page": 2}).json()
+    assert page["count"] == 12 and len(page["results"]) == 5
+    assert page["next"] and page["previous"]
+    assert api.get("/api/v1/samples/", {"page": 99}).status_code == 404
+
+
+def test_it_gives_non_researchers_nothing(non_researchers, small_split):
+    sample = small_split.samples.first()
+    for _, client, status in non_researchers:
+        assert_refused(client.get("/api/v1/samples/"), status)
+        assert_refused(client.get(f"/api/v1/samples/{sample.pk}/"), status)
