@@ -13,5 +13,6 @@ urlpatterns = [
     path("studies/", include("studies.urls")),
     path("s/", include(participant_patterns)),
     path("dashboards/", include("dashboards.urls")),
+    path("prompts/", include("predictions.prompt_urls")),
     path("", include("annotations.urls")),
 ]

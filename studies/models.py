@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Study(models.Model):
@@ -42,6 +45,9 @@ class Study(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    def completion_url(self, code: str) -> str:
+        return self.prolific_completion_url.replace("{code}", code)
+
 
 class StudySample(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE)
@@ -77,6 +83,7 @@ class Participant(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     qualified_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    qualification_answers = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
@@ -86,3 +93,131 @@ class Participant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rater} in {self.study}"
+
+    ACTIVE = (Status.STARTED, Status.QUALIFIED)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    def deadline(self, study: Study | None = None) -> datetime:
+        study = study or self.study
+        return self.started_at + timedelta(minutes=study.time_limit_minutes)
+
+
+class CheckQuestion(models.Model):
+    """A story with a known answer: a qualification question and/or an attention check.
+
+    A check passes when ``|answer - expected| <= tolerance`` (graded checks: expected 1 with
+    tolerance 1 accepts 1-2).
+    """
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="check_questions")
+    order = models.PositiveSmallIntegerField(default=0)
+    homonym = models.CharField(max_length=100)
+    precontext = models.TextField()
+    sentence = models.TextField()
+    ending = models.TextField(blank=True)
+    meaning = models.TextField()
+    example_sentence = models.TextField(blank=True)
+    expected = models.PositiveSmallIntegerField()
+    tolerance = models.PositiveSmallIntegerField(default=0)
+    in_qualification = models.BooleanField(default=True)
+    as_attention_check = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["study_id", "order", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(expected__gte=1) & Q(expected__lte=5), name="check_expected_1_5"
+            ),
+            models.CheckConstraint(condition=Q(tolerance__lte=4), name="check_tolerance_0_4"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.homonym}: {self.meaning} (expect {self.expected}±{self.tolerance})"
+
+    def accepts(self, score: int) -> bool:
+        return abs(int(score) - self.expected) <= self.tolerance
+
+
+class Slot(models.Model):
+    """The k-th wanted rating of one study sample. Slots are created when the study opens;
+    a participant's batch is the set of slots they reserved. ``setup`` is copied from the
+    sample so the database itself can refuse two samples of one setup per participant."""
+
+    class Status(models.TextChoices):
+        FREE = "free", "Free"
+        RESERVED = "reserved", "Reserved"
+        DONE = "done", "Rated"
+        VOID = "void", "Void (rater excluded; replaced)"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="slots")
+    sample = models.ForeignKey("annotations.Sample", on_delete=models.PROTECT, related_name="+")
+    setup = models.ForeignKey("annotations.Setup", on_delete=models.PROTECT, related_name="+")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.FREE)
+    participant = models.ForeignKey(
+        Participant, null=True, blank=True, on_delete=models.PROTECT, related_name="slots"
+    )
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+    reserved_at = models.DateTimeField(null=True, blank=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["study_id", "sample_id", "number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "sample", "number"], name="one_slot_per_sample_number"
+            ),
+            models.UniqueConstraint(
+                fields=["participant", "setup"],
+                condition=Q(participant__isnull=False),
+                name="one_setup_per_participant",
+            ),
+            models.UniqueConstraint(
+                fields=["participant", "position"],
+                condition=Q(participant__isnull=False),
+                name="one_slot_per_batch_position",
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="free") & Q(participant__isnull=True))
+                | (~Q(status="free") & Q(participant__isnull=False)),
+                name="slot_held_iff_not_free",
+            ),
+        ]
+        indexes = [models.Index(fields=["study", "status", "number"])]
+
+    def __str__(self) -> str:
+        return f"{self.study} / sample {self.sample_id} #{self.number} ({self.status})"
+
+
+class AttentionAnswer(models.Model):
+    """An attention-check item in a participant's batch and its answer (not a Rating: the
+    check stories are not AmbiStory samples). ``passed`` grades the first answer."""
+
+    participant = models.ForeignKey(
+        Participant, on_delete=models.CASCADE, related_name="attention_answers"
+    )
+    question = models.ForeignKey(CheckQuestion, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    nonsensical = models.BooleanField(default=False)
+    comment = models.TextField(blank=True)
+    passed = models.BooleanField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["participant_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["participant", "position"], name="one_check_per_batch_position"
+            ),
+            models.UniqueConstraint(
+                fields=["participant", "question"], name="one_answer_per_check"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.participant} check {self.question_id}: {self.score}"

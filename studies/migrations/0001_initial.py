@@ -6,72 +6,160 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotations', '0001_initial'),
+        ("annotations", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Study',
+            name="Study",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(max_length=64, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('status', models.CharField(choices=[('draft', 'Draft'), ('open', 'Open'), ('paused', 'Paused'), ('closed', 'Closed')], default='draft', max_length=10)),
-                ('ratings_per_sample', models.PositiveSmallIntegerField(default=5)),
-                ('samples_per_participant', models.PositiveSmallIntegerField(default=30)),
-                ('attention_checks_per_batch', models.PositiveSmallIntegerField(default=1)),
-                ('guidelines', models.TextField(blank=True)),
-                ('completion_code', models.CharField(max_length=64)),
-                ('screenout_code', models.CharField(max_length=64)),
-                ('time_limit_minutes', models.PositiveIntegerField(default=60)),
-                ('prolific_completion_url', models.URLField(default='https://app.prolific.com/submissions/complete?cc={code}', help_text='{code} is replaced by the completion or screen-out code.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("slug", models.SlugField(max_length=64, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("draft", "Draft"),
+                            ("open", "Open"),
+                            ("paused", "Paused"),
+                            ("closed", "Closed"),
+                        ],
+                        default="draft",
+                        max_length=10,
+                    ),
+                ),
+                ("ratings_per_sample", models.PositiveSmallIntegerField(default=5)),
+                ("samples_per_participant", models.PositiveSmallIntegerField(default=30)),
+                ("attention_checks_per_batch", models.PositiveSmallIntegerField(default=1)),
+                ("guidelines", models.TextField(blank=True)),
+                ("completion_code", models.CharField(max_length=64)),
+                ("screenout_code", models.CharField(max_length=64)),
+                ("time_limit_minutes", models.PositiveIntegerField(default=60)),
+                (
+                    "prolific_completion_url",
+                    models.URLField(
+                        default="https://app.prolific.com/submissions/complete?cc={code}",
+                        help_text="{code} is replaced by the completion or screen-out code.",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'studies',
-                'ordering': ['-created_at'],
+                "verbose_name_plural": "studies",
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='StudySample',
+            name="StudySample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, to='annotations.sample')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, to="annotations.sample"
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, to="studies.study"
+                    ),
+                ),
             ],
         ),
         migrations.AddField(
-            model_name='study',
-            name='samples',
-            field=models.ManyToManyField(blank=True, related_name='studies', through='studies.StudySample', to='annotations.sample'),
+            model_name="study",
+            name="samples",
+            field=models.ManyToManyField(
+                blank=True,
+                related_name="studies",
+                through="studies.StudySample",
+                to="annotations.sample",
+            ),
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('prolific_pid', models.CharField(max_length=64)),
-                ('prolific_study_id', models.CharField(blank=True, max_length=64)),
-                ('prolific_session_id', models.CharField(blank=True, max_length=64)),
-                ('status', models.CharField(choices=[('started', 'Started'), ('qualified', 'Qualified'), ('screened_out', 'Screened out'), ('finished', 'Finished'), ('timed_out', 'Timed out')], default='started', max_length=20)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('qualified_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('rater', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='participant', to='annotations.rater')),
-                ('study', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='studies.study')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("prolific_pid", models.CharField(max_length=64)),
+                ("prolific_study_id", models.CharField(blank=True, max_length=64)),
+                ("prolific_session_id", models.CharField(blank=True, max_length=64)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("started", "Started"),
+                            ("qualified", "Qualified"),
+                            ("screened_out", "Screened out"),
+                            ("finished", "Finished"),
+                            ("timed_out", "Timed out"),
+                        ],
+                        default="started",
+                        max_length=20,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("qualified_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "rater",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="participant",
+                        to="annotations.rater",
+                    ),
+                ),
+                (
+                    "study",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="participants",
+                        to="studies.study",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-started_at'],
-                'constraints': [models.UniqueConstraint(fields=('study', 'prolific_pid'), name='one_pid_per_study')],
+                "ordering": ["-started_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("study", "prolific_pid"), name="one_pid_per_study"
+                    )
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='studysample',
-            constraint=models.UniqueConstraint(fields=('study', 'sample'), name='unique_study_sample'),
+            model_name="studysample",
+            constraint=models.UniqueConstraint(
+                fields=("study", "sample"), name="unique_study_sample"
+            ),
         ),
     ]

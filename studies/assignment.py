@@ -1,0 +1,252 @@
+"""Which participant rates which sample: slots, batches, release and replacement.
+
+Every study sample has ``ratings_per_sample`` slots (rows). A participant's batch is a set of
+reserved slots, one per setup at most. Safety under many web processes comes from the
+database, never from a Python lock:
+
+* candidates are read without locks, then claimed with ``SELECT ... FOR UPDATE SKIP LOCKED``
+  (PostgreSQL), so two arrivals never wait on or take the same slot;
+* each claim is a compare-and-set ``UPDATE ... WHERE status = 'free'`` that must touch one
+  row, so SQLite (which ignores row locks) stays correct too: a lost race rolls the whole
+  reservation back and it is retried;
+* unique constraints refuse two slots of one setup for a participant and two slots at one
+  batch position; ``(study, sample, number)`` is unique, so a sample never has more slots
+  than wanted (replacements for excluded raters take the next number).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotations.models import Rating
+
+from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+
+RESERVE_ATTEMPTS = 8
+LOCK_ROUNDS = 6
+
+
+class BatchUnavailable(Exception):
+    """No batch can be formed for this arrival right now (the study is full)."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    slot_id: int
+    setup_id: int
+    number: int
+
+
+def batch_problem(study: Study) -> str | None:
+    """Why no batch can ever be formed for ``study`` under the rules, or None."""
+    n_samples = StudySample.objects.filter(study=study).count()
+    if n_samples == 0:
+        return "The study has no samples."
+    if study.samples_per_participant < 1:
+        return "Samples per participant must be at least 1."
+    if study.ratings_per_sample < 1:
+        return "Ratings per sample must be at least 1."
+    setups = (
+        StudySample.objects.filter(study=study).values("sample__story__setup_id").distinct().count()
+    )
+    if study.samples_per_participant > setups:
+        return (
+            f"Each participant would need {study.samples_per_participant} samples from "
+            f"different setups, but the study's samples come from only {setups} setups."
+        )
+    if (
+        study.attention_checks_per_batch
+        and not study.check_questions.filter(as_attention_check=True).exists()
+    ):
+        return "The study asks for attention checks but has no attention-check questions."
+    return None
+
+
+def slots_create(study: Study) -> int:
+    """Create the missing slots 1..ratings_per_sample of every study sample; idempotent."""
+    have = set(Slot.objects.filter(study=study).values_list("sample_id", "number"))
+    rows = StudySample.objects.filter(study=study).values_list(
+        "sample_id", "sample__story__setup_id"
+    )
+    new = [
+        Slot(study=study, sample_id=sample_id, setup_id=setup_id, number=number)
+        for sample_id, setup_id in rows
+        for number in range(1, study.ratings_per_sample + 1)
+        if (sample_id, number) not in have
+    ]
+    Slot.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
+    return len(new)
+
+
+def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[Candidate]:
+    """Pick ``k`` free slots from ``k`` different setups (pure; no database).
+
+    Setups with the most free slots go first: that is what keeps the last arrivals able to
+    form a batch of distinct setups. Within a setup the slot with the lowest number (the
+    sample with the fewest ratings so far) goes first; ties are broken at random.
+    """
+    by_setup: dict[int, list[Candidate]] = {}
+    for cand in candidates:
+        by_setup.setdefault(cand.setup_id, []).append(cand)
+    keyed = []
+    for setup_id, cands in by_setup.items():
+        low = min(c.number for c in cands)
+        keyed.append(((-len(cands), low, rng.random()), setup_id))
+    keyed.sort()
+    picked = []
+    for _, setup_id in keyed[:k]:
+        cands = by_setup[setup_id]
+        low = min(c.number for c in cands)
+        picked.append(rng.choice([c for c in cands if c.number == low]))
+    return picked
+
+
+def _free_candidates(study: Study, skip_setups: set[int], skip_ids: set[int]) -> list[Candidate]:
+    rows = (
+        Slot.objects.filter(study=study, status=Slot.Status.FREE)
+        .exclude(setup_id__in=skip_setups)
+        .values_list("id", "setup_id", "number")
+    )
+    return [Candidate(*row) for row in rows if row[0] not in skip_ids]
+
+
+def _claim(study: Study, k: int, rng: random.Random) -> list[Candidate]:
+    """Lock ``k`` free slots of distinct setups, skipping rows other arrivals hold."""
+    taken: list[Candidate] = []
+    skipped: set[int] = set()
+    for _ in range(LOCK_ROUNDS):
+        need = k - len(taken)
+        pool = _free_candidates(study, {c.setup_id for c in taken}, skipped)
+        picks = choose(pool, need, rng)
+        if len(picks) < need:
+            break
+        locked = set(
+            Slot.objects.select_for_update(skip_locked=True)
+            .filter(id__in=[c.slot_id for c in picks], status=Slot.Status.FREE)
+            .values_list("id", flat=True)
+        )
+        taken += [c for c in picks if c.slot_id in locked]
+        skipped |= {c.slot_id for c in picks if c.slot_id not in locked}
+        if len(taken) == k:
+            return taken
+    raise BatchUnavailable("No batch of distinct setups is free.")
+
+
+class _LostRace(Exception):
+    pass
+
+
+def _reserve_once(participant: Participant, k: int, n_checks: int, rng: random.Random) -> None:
+    study = participant.study
+    slots = _claim(study, k, rng) if k else []
+    checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
+    checks = rng.sample(checks, min(n_checks, len(checks)))
+    positions = list(range(len(slots) + len(checks)))
+    rng.shuffle(positions)
+    now = timezone.now()
+    for cand, pos in zip(slots, positions):
+        claimed = Slot.objects.filter(id=cand.slot_id, status=Slot.Status.FREE).update(
+            status=Slot.Status.RESERVED, participant=participant, position=pos, reserved_at=now
+        )
+        if claimed != 1:  # only possible without row locks (SQLite): start again
+            raise _LostRace
+    AttentionAnswer.objects.bulk_create(
+        AttentionAnswer(participant=participant, question=q, position=pos)
+        for q, pos in zip(checks, positions[len(slots) :])
+    )
+
+
+def batch_reserve(*, participant: Participant, rng: random.Random | None = None) -> None:
+    """Reserve the participant's whole batch (samples + attention checks at random
+    positions) or raise ``BatchUnavailable``. Call inside the transaction that created the
+    participant, so a refused arrival leaves nothing behind."""
+    rng = rng or random.Random()
+    study = participant.study
+    for _ in range(RESERVE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                _reserve_once(
+                    participant,
+                    study.samples_per_participant,
+                    study.attention_checks_per_batch,
+                    rng,
+                )
+            return
+        except (_LostRace, IntegrityError):
+            continue
+    raise BatchUnavailable("Could not reserve a batch; please try again.")
+
+
+def slots_release(participant: Participant) -> int:
+    """Give the participant's unrated slots back to the pool (timeout, screen-out)."""
+    return Slot.objects.filter(participant=participant, status=Slot.Status.RESERVED).update(
+        status=Slot.Status.FREE, participant=None, position=None, reserved_at=None
+    )
+
+
+def _replacement(slot: Slot) -> None:
+    """A fresh free slot for ``slot``'s sample with the next number; retried on a clash."""
+    for _ in range(RESERVE_ATTEMPTS):
+        top = Slot.objects.filter(study_id=slot.study_id, sample_id=slot.sample_id).aggregate(
+            top=Max("number")
+        )["top"]
+        try:
+            with transaction.atomic():
+                Slot.objects.create(
+                    study_id=slot.study_id,
+                    sample_id=slot.sample_id,
+                    setup_id=slot.setup_id,
+                    number=(top or 0) + 1,
+                )
+            return
+        except IntegrityError:
+            continue
+    raise IntegrityError("could not number a replacement slot")
+
+
+def slots_void(participant: Participant) -> int:
+    """The participant's ratings no longer count: void their slots and open replacements,
+    so each sample still reaches the wanted number of valid ratings."""
+    held = list(
+        Slot.objects.select_for_update()
+        .filter(participant=participant)
+        .exclude(status__in=[Slot.Status.VOID, Slot.Status.FREE])
+    )
+    Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.VOID)
+    for slot in held:
+        _replacement(slot)
+    return len(held)
+
+
+def slots_restore(participant: Participant) -> int:
+    """Undo ``slots_void`` after a researcher includes the participant again: each rated
+    void slot counts again and an unclaimed replacement is withdrawn. Returns how many
+    samples went above the wanted number because their replacement was already taken."""
+    over = 0
+    rated = set(
+        Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)
+    )
+    voids: Sequence[Slot] = list(
+        Slot.objects.select_for_update().filter(participant=participant, status="void")
+    )
+    for slot in voids:
+        if slot.sample_id not in rated:
+            continue
+        spare = (
+            Slot.objects.select_for_update(skip_locked=True)
+            .filter(study_id=slot.study_id, sample_id=slot.sample_id, status=Slot.Status.FREE)
+            .order_by("-number")
+            .first()
+        )
+        if spare is None:
+            over += 1
+        else:
+            spare.delete()
+        Slot.objects.filter(id=slot.id).update(status=Slot.Status.DONE)
+    return over

@@ -1,0 +1,189 @@
+"""The AmbiStory paper's texts, used as every new study's defaults.
+
+Source: Gehring & Roth, AmbiStory, Appendix A.2.3 (guidelines, scale), A.3 (qualification
+test, plausibility variant) and C (Figure 4, rating interface). Texts are verbatim.
+
+The paper marks the correct qualification answers by underlining, which did not survive the
+text version we work from; the expected answers below are read off the stories (the displayed
+meaning is clearly wrong -> 1, clearly right -> 5) with a tolerance of 1, so a grade of 1-2
+or 4-5 passes. Researchers can change both per question on the study form.
+The paper shows no example sentence for the qualification meanings; when they are reused as
+attention checks they must look like ordinary items, which always show "(as in: ...)", so
+the example sentences here are ours.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+SCALE = {
+    1: "The displayed meaning is not plausible at all given the context.",
+    2: "The displayed meaning is theoretically conceivable, but less plausible than other "
+    "meanings.",
+    3: "The displayed meaning represents one of multiple, similarly plausible interpretations.",
+    4: "The displayed meaning represents the most plausible interpretation; other meanings may "
+    "still be conceivable.",
+    5: "The displayed meaning is the only plausible meaning given the context.",
+}
+
+SCALE_INTRO = (
+    "Annotate how plausible a meaning of a word is in the context of the short text using one "
+    "of five scores:"
+)
+
+GUIDELINES = """\
+# Introduction to the Plausibility Annotation Task
+
+## Overview
+
+You will see a short text in which one sentence is written in bold. That sentence contains a \
+word that can typically take on multiple different meanings, depending on the context. One of \
+those meanings is shown to you.
+
+Your task is simple: Annotate how plausible a meaning of a word is in the context of the short \
+text using one of five scores:
+
+- **1:** The displayed meaning is not plausible at all given the context.
+- **2:** The displayed meaning is theoretically conceivable, but less plausible than other \
+meanings.
+- **3:** The displayed meaning represents one of multiple, similarly plausible interpretations.
+- **4:** The displayed meaning represents the most plausible interpretation; other meanings may \
+still be conceivable.
+- **5:** The displayed meaning is the only plausible meaning given the context.
+
+See below for examples.
+
+You can also mark stories as *nonsensical*, meaning that the text is strange no matter which \
+meaning of the word is used. Even if a story is nonsensical, try to pick whatever makes the \
+most sense to you. You can simply go with your intuition here.
+
+Also, feel free to add comments in the comment field.
+
+There will be times where there is no objectively correct answer. Whatever the case, always \
+look at all of the sentences and carefully think about how plausible each meaning would be.
+
+## Examples
+
+"**The bat flew out of the cave.**"
+
+Meaning of "BAT": A sports implement for hitting balls (e.g. in baseball)
+
+Your Rating: 1
+
+Explanation: A baseball bat flying out of a cave is inconceivable; it obviously refers to an \
+animal.
+
+"The letter specified where to meet him. **So after reading it, I went to the bank.**"
+
+Meaning of "BANK": a financial institution
+
+Your Rating: 3
+
+Explanation: *Bank* could refer to the financial institution, but it could also be a river \
+bank. Neither one seems particularly plausible compared to the other, so your rating should be \
+in the middle.
+
+"The composer often spontaneously had ideas for new melodies. **She writes notes on a sheet of \
+paper.** She can later turn these into a piece."
+
+Meaning of "NOTES": a brief written record; a memo
+
+Your Rating: 2
+
+Explanation: *Notes* could conceivably refer to written memos, but given the surrounding \
+sentences, it is more plausible that she is jotting down musical notes.
+
+"Mr Ellis walked to the town square with a big smile. He was getting ready to paint. \
+**Whenever he sets up his easel in the town square, he always draws a crowd.** His painting of \
+a flower looked really realistic!"
+
+Meaning of "DRAWS": to attract; direct towards itself
+
+Your Rating: 5
+
+Explanation: Without the last sentence, it is not clear whether the intended meaning of \
+*draws* is *to sketch* or *to attract*. With the additional context that he is sketching a \
+flower - not a crowd - it becomes clear that *attract* is the only plausible meaning. **Always \
+look at the whole story before making your decision!**
+
+## The Annotation Procedure
+
+You will first have to pass the qualification test, which consists of four questions. **You \
+only have one attempt at this.** Carefully look at the sentences and determine the \
+plausibility of meanings.
+
+If you fail at the qualification test: You will not be able to start the annotation. \
+**Remember to copy the Screen-Out Completion Code that will be displayed to Prolific.**
+
+If you succeed at the qualification test: Once you pass the qualification test, you will \
+automatically unlock access to the annotation page. Each annotator is assigned 30 samples.
+
+Your progress for both qualification and annotation is **saved automatically** anytime you \
+press the *NEXT* button.
+
+Good luck and have fun!
+"""
+
+# Appendix A.3, plausibility-rating variant: one meaning shown, answer on the 1-5 scale.
+QUALIFICATION = [
+    {
+        "homonym": "hard",
+        "precontext": "The puzzle pieces were scattered across the table. We spent hours on "
+        "the puzzle, but each piece seemed to fit nowhere.",
+        "sentence": "It was a hard puzzle.",
+        "meaning": "solid; not soft",
+        "example_sentence": "The ground was frozen hard.",
+        "expected": 1,
+        "tolerance": 1,
+    },
+    {
+        "homonym": "lousy",
+        "precontext": "The hotel I stayed at last week was the worst. The room was dirty and "
+        "there was no one at the reception.",
+        "sentence": "The service there was really lousy.",
+        "meaning": "very bad",
+        "example_sentence": "It was a lousy film.",
+        "expected": 5,
+        "tolerance": 1,
+    },
+    {
+        "homonym": "fan",
+        "precontext": "Max started sweating in the summer heat. His entire house felt like a "
+        "sauna.",
+        "sentence": "If he had a fan, the heat would be bearable.",
+        "meaning": "an enthusiastic follower or admirer",
+        "example_sentence": "She has been a fan of the band for years.",
+        "expected": 1,
+        "tolerance": 1,
+    },
+    {
+        "homonym": "beat",
+        "precontext": "Mia and Peter were preparing for the big race. Peter was confident in "
+        "his talent, so he did not train much.",
+        "sentence": "In the end, Mia beat him in the race.",
+        "meaning": "come out better in a competition, race or conflict",
+        "example_sentence": "We beat the other team.",
+        "expected": 5,
+        "tolerance": 1,
+    },
+]
+
+# Figure 4's wording on the rating page.
+UI = {
+    "read": "Read the following story",
+    "focus": "Focus on the word:",
+    "question": "Given the context of the story, how plausible is the following meaning of "
+    "the word?",
+    "select": "Select the plausibility of this meaning.",
+    "show_guidelines": "Show guidelines for rating plausibility",
+    "nonsensical": "Check this box if the text is nonsensical.",
+    "comments": "Comments (optional)",
+}
+
+PROLIFIC_COMPLETION_URL = "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def new_code() -> str:
+    """A fresh Prolific-style completion code (8 upper-case letters and digits)."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(8))

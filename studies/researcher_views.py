@@ -1,0 +1,130 @@
+"""Researcher pages under ``/studies/`` (staff only): create, edit, run and export studies."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from ambisite.access import researcher_required
+from annotations.exporters import iter_ambistory_json
+from annotations.models import Sample
+
+from . import selectors, services
+from .forms import CheckQuestionFormSet, StudyForm
+from .models import Participant, Study
+
+ACTIONS = {
+    "open": services.study_open,
+    "pause": services.study_pause,
+    "close": services.study_close,
+}
+
+
+@researcher_required
+def study_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "studies/study_list.html", {"studies": selectors.studies_with_counts()})
+
+
+@researcher_required
+def study_create(request: HttpRequest) -> HttpResponse:
+    form = StudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        study = services.study_create(samples=form.samples(), by=request.user, **form.settings())
+        messages.success(request, "Study created with the paper's qualification questions.")
+        return redirect("studies:detail", study.pk)
+    return render(request, "studies/study_form.html", {"form": form, "formset": None})
+
+
+@researcher_required
+def study_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    form = StudyForm(request.POST or None, instance=study)
+    formset = CheckQuestionFormSet(request.POST or None, instance=study, prefix="q")
+    if request.method == "POST" and form.is_valid() and formset.is_valid():
+        try:
+            with transaction.atomic():
+                formset.save()
+                services.study_update(study=study, samples=form.samples(), **form.settings())
+        except services.StudyError as exc:
+            messages.error(request, exc.reason)
+        else:
+            return redirect("studies:detail", study.pk)
+    ctx = {"form": form, "formset": formset, "study": study}
+    return render(request, "studies/study_form.html", ctx)
+
+
+@researcher_required
+def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    samples = Paginator(selectors.study_samples_with_stats(study), 50)
+    short = selectors.samples_short(study)
+    ctx = {
+        "study": study,
+        "prolific_url": _prolific_url(request, study),
+        "counts": selectors.participant_counts(study),
+        "participants": selectors.participants_for(study)[:500],
+        "failures": selectors.attention_failures(study),
+        "short": short[:200],
+        "n_short": len(short),
+        "slots": selectors.slot_counts(study),
+        "page": samples.get_page(request.GET.get("page")),
+        "problem": _problem(study),
+    }
+    return render(request, "studies/study_detail.html", ctx)
+
+
+def _problem(study: Study) -> str | None:
+    from .assignment import batch_problem
+
+    return batch_problem(study) if study.status == Study.Status.DRAFT else None
+
+
+def _prolific_url(request: HttpRequest, study: Study) -> str:
+    base = request.build_absolute_uri(reverse("participate:arrive", args=[study.slug]))
+    return (
+        f"{base}?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&STUDY_ID={{{{%STUDY_ID%}}}}"
+        f"&SESSION_ID={{{{%SESSION_ID%}}}}"
+    )
+
+
+@researcher_required
+@require_POST
+def study_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    study = get_object_or_404(Study, pk=pk)
+    if action not in ACTIONS:
+        return HttpResponse("Unknown action", status=400)
+    try:
+        ACTIONS[action](study=study, by=request.user)
+    except services.StudyError as exc:
+        messages.error(request, f"Cannot {action} the study: {exc.reason}")
+    else:
+        messages.success(request, f"Study {action} done.")
+    return redirect("studies:detail", study.pk)
+
+
+@researcher_required
+@require_POST
+def participant_toggle(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
+    participant = get_object_or_404(Participant, pk=participant_pk, study_id=pk)
+    counts = services.participant_toggle_exclusion(participant=participant, by=request.user)
+    state = "included" if counts else "excluded"
+    messages.success(request, f"{participant.rater.pseudonym} is now {state}.")
+    return redirect(reverse("studies:detail", args=[pk]) + "#participants")
+
+
+@researcher_required
+def study_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    """The study's samples with their valid ratings, in AmbiStory JSON (the import format)."""
+    study = get_object_or_404(Study, pk=pk)
+    include = request.GET.get("include_excluded") == "1"
+    samples = Sample.objects.filter(studies=study)
+    response = StreamingHttpResponse(
+        iter_ambistory_json(samples, include_excluded=include), content_type="application/json"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}.json"'
+    return response

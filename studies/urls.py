@@ -1,0 +1,34 @@
+from django.urls import path
+
+from . import researcher_views, views
+
+app_name = "studies"
+urlpatterns = [
+    path("", researcher_views.study_list, name="list"),
+    path("new/", researcher_views.study_create, name="create"),
+    path("<int:pk>/", researcher_views.study_detail, name="detail"),
+    path("<int:pk>/edit/", researcher_views.study_edit, name="edit"),
+    path("<int:pk>/export.json", researcher_views.study_export, name="export"),
+    path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
+    path(
+        "<int:pk>/participants/<int:participant_pk>/toggle/",
+        researcher_views.participant_toggle,
+        name="toggle",
+    ),
+]
+
+# Mounted at /s/ under the namespace "participate" (see ambisite/urls.py).
+participant_patterns = (
+    [
+        path("<slug:slug>/", views.arrive, name="arrive"),
+        path("<slug:slug>/welcome/", views.welcome, name="welcome"),
+        path("<slug:slug>/guidelines/", views.guidelines, name="guidelines"),
+        path("<slug:slug>/qualification/", views.qualification, name="qualification"),
+        path("<slug:slug>/rate/", views.rate_next, name="rate_next"),
+        path("<slug:slug>/rate/<int:pos>/", views.rate, name="rate"),
+        path("<slug:slug>/done/", views.done, name="done"),
+        path("<slug:slug>/screened-out/", views.screened_out, name="screened_out"),
+        path("<slug:slug>/timed-out/", views.timed_out, name="timed_out"),
+    ],
+    "participate",
+)

@@ -1,0 +1,136 @@
+"""Study lifecycle, arrival, qualification, saving and finishing (any database)."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations.models import Rating, Sample
+from studies import services
+from studies.models import Participant, Slot, Study
+from studies.selectors import batch_items
+
+from .helpers import PID, open_study, pid, qualify, rate_all, unrated_setups
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_refuses_to_open_a_study_needing_more_samples_per_participant_than_setups():
+    study = services.study_create(
+        title="t", slug="t", samples=unrated_setups(3), samples_per_participant=4
+    )
+    with pytest.raises(services.StudyError, match="only 3 setups"):
+        services.study_open(study=study)
+    study.refresh_from_db()
+    assert study.status == Study.Status.DRAFT
+
+
+def test_it_refuses_to_open_a_study_without_samples():
+    study = services.study_create(title="t", slug="t", samples=[])
+    with pytest.raises(services.StudyError, match="no samples"):
+        services.study_open(study=study)
+
+
+def test_it_prefills_the_papers_defaults():
+    study = services.study_create(title="t", slug="t", samples=[])
+    assert study.ratings_per_sample == 5 and study.samples_per_participant == 30
+    assert study.attention_checks_per_batch == 1
+    assert "Introduction to the Plausibility Annotation Task" in study.guidelines
+    words = list(study.check_questions.values_list("homonym", flat=True))
+    assert words == ["hard", "lousy", "fan", "beat"]
+
+
+def test_opening_creates_one_slot_per_wanted_rating():
+    study = open_study(4, ratings=3)
+    assert Slot.objects.filter(study=study).count() == 24 * 3
+
+
+def test_it_reserves_a_batch_of_distinct_setups_with_checks_at_arrival():
+    study = open_study(4, per_participant=4, checks=1)
+    participant = services.participant_arrive(study=study, pid=PID)
+    items = batch_items(participant)
+    assert [i.position for i in items] == [0, 1, 2, 3, 4]
+    setups = list(participant.slots.values_list("setup_id", flat=True))
+    assert len(setups) == 4 == len(set(setups))
+    assert participant.attention_answers.count() == 1
+
+
+def test_the_same_pid_gets_the_same_participant_and_batch():
+    study = open_study(4)
+    first = services.participant_arrive(study=study, pid=PID)
+    again = services.participant_arrive(study=study, pid=PID)
+    assert first.pk == again.pk
+    assert Participant.objects.count() == 1 and Slot.objects.exclude(status="free").count() == 4
+
+
+def test_a_full_study_refuses_arrivals_and_stores_nothing():
+    study = open_study(4, per_participant=4, ratings=1)  # 24 slots, 4 setups: 6 batches
+    for n in range(6):
+        services.participant_arrive(study=study, pid=pid(n))
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(99))
+    assert not Participant.objects.filter(prolific_pid=pid(99)).exists()
+
+
+def test_failing_the_qualification_screens_out_and_releases_the_batch():
+    study = open_study(4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    answers = {q.pk: 3 for q in study.check_questions.all()}
+    assert services.participant_qualify(participant=participant, answers=answers) is False
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.SCREENED_OUT
+    assert not Slot.objects.filter(participant=participant, status="reserved").exists()
+    # one attempt only: right answers afterwards change nothing
+    qualify_again = {q.pk: q.expected for q in study.check_questions.all()}
+    assert services.participant_qualify(participant=participant, answers=qualify_again) is False
+
+
+def test_saving_an_item_twice_keeps_one_rating():
+    study = open_study(4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    qualify(participant)
+    item = next(i for i in batch_items(participant) if not _is_check(participant, i.position))
+    for score in (2, 4):
+        services.item_save(
+            participant=participant, position=item.position, answer=services.Answer(score=score)
+        )
+    ratings = Rating.objects.filter(rater=participant.rater)
+    assert [r.score for r in ratings] == [4]
+    assert ratings[0].position is None
+
+
+def _is_check(participant, position):
+    return participant.attention_answers.filter(position=position).exists()
+
+
+def test_finishing_the_batch_finishes_the_participant_and_refuses_more_saves():
+    study = open_study(4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    qualify(participant)
+    rate_all(participant)
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.FINISHED
+    with pytest.raises(services.SessionOver):
+        services.item_save(participant=participant, position=0, answer=services.Answer(score=1))
+    assert Rating.objects.filter(rater=participant.rater).count() == 4
+
+
+def test_a_failed_attention_check_excludes_the_rater_and_reopens_their_slots():
+    study = open_study(4, ratings=1, per_participant=4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    qualify(participant)
+    rate_all(participant, check_score=3)  # expected 1 or 5 with tolerance 1: 3 always fails
+    assert not Rating.objects.valid().filter(sample__in=Sample.objects.filter(studies=study))
+    assert Slot.objects.filter(study=study, status="void").count() == 4
+    assert Slot.objects.filter(study=study, status="free").count() == 24
+
+
+def test_graded_checks_pass_within_the_tolerance():
+    study = open_study(4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    qualify(participant)
+    check = participant.attention_answers.select_related("question").get()
+    near = check.question.expected + (1 if check.question.expected == 1 else -1)
+    rate_all(participant, check_score=near)
+    check.refresh_from_db()
+    assert check.passed is True
+    assert Rating.objects.valid().filter(rater=participant.rater).count() == 4
