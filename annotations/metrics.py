@@ -445,8 +445,8 @@ def agreement(
     loo = loo_spearman(ann)
     values["loo_spearman"] = loo["mean"]
     res = _Resampler(table, ann, seed)
-    n_boot = _replicates(n_boot, len(table))
-    reps = _replicate(res, ann, ok_groups, n_boot, seed)
+    n_boot = _replicates(n_boot, len(table)) if n_boot > 0 else 0
+    reps = _replicate(res, ann, ok_groups, n_boot, seed) if n_boot else {}
     intervals = {key: _percentile(reps[key]) for key in values if key in reps}
     return Agreement(
         values={k: (float("nan") if v is None else float(v)) for k, v in values.items()},

@@ -1,0 +1,161 @@
+"""Charts as metric objects: each has a slug, a title and a ``data(params)`` method that the
+JSON endpoint ``/dashboards/charts/<slug>.json`` serves; the browser draws it with Chart.js.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+
+from annotations.models import Rating, Sample
+from predictions.evaluation import is_within_sd, label_mean, label_sd
+from predictions.models import ModelRun
+
+from . import leaderboard
+from .forms import sample_filter
+from .selectors import labels_by_sample, predictions_by_run
+
+LABELS = [1, 2, 3, 4, 5]
+MAX_POINTS = 3000  # a scatter of more points tells no more and slows the browser
+
+
+class Chart:
+    slug = ""
+    title = ""
+    kind = "bar"
+
+    def data(self, params) -> dict:  # pragma: no cover - the contract
+        raise NotImplementedError
+
+    def payload(self, params) -> dict:
+        return {"slug": self.slug, "title": self.title, "kind": self.kind, **self.data(params)}
+
+
+class RatingHistogram(Chart):
+    slug, title = "rating-histogram", "Ratings by score (open-ended vs ended stories)"
+
+    def data(self, params) -> dict:
+        form = sample_filter(params)
+        is_open = ExpressionWrapper(Q(sample__story__ending=""), output_field=BooleanField())
+        counts = {True: [0] * 5, False: [0] * 5}
+        rows = (
+            form.ratings()
+            .annotate(is_open=is_open)
+            .order_by()
+            .values("score", "is_open")
+            .annotate(n=Count("id"))
+            .values_list("score", "is_open", "n")
+        )
+        for score, open_, n in rows:
+            counts[bool(open_)][score - 1] += n
+        return {
+            "labels": LABELS,
+            "series": [
+                {"name": "open-ended", "values": counts[True]},
+                {"name": "ended", "values": counts[False]},
+            ],
+        }
+
+
+class HomonymSD(Chart):
+    slug, title = "homonym-sd", "Mean SD of the ratings per homonym (highest 25)"
+
+    def data(self, params) -> dict:
+        form = sample_filter(params)
+        rows = (
+            form.samples()
+            .with_stats(include_excluded=form.keep_excluded)
+            .order_by()
+            .values_list("story__setup__homonym__form", "sd")
+        )
+        by_form: dict[str, list[float]] = {}
+        for homonym, sd in rows:
+            if sd is not None:
+                by_form.setdefault(homonym, []).append(sd)
+        means = sorted(((statistics.fmean(v), k) for k, v in by_form.items()), reverse=True)[:25]
+        return {
+            "labels": [k for _, k in means],
+            "series": [{"name": "mean SD", "values": [round(m, 4) for m, _ in means]}],
+        }
+
+
+class ModelVsHuman(Chart):
+    slug, title, kind = "model-vs-human", "Prediction vs human mean", "scatter"
+
+    def data(self, params) -> dict:
+        run = ModelRun.objects.finished().filter(pk=_int(params.get("run"))).first()
+        if run is None:
+            return {"points": [], "run": None}
+        form = sample_filter(params)
+        labels = labels_by_sample(form.ratings().filter(sample__split_id=run.split_id))
+        preds = predictions_by_run([run])[run.id]
+        ids = [sid for sid in sorted(preds) if labels.get(sid)]
+        step = max(1, len(ids) // MAX_POINTS)
+        points = [
+            {
+                "x": label_mean(labels[sid]),
+                "y": preds[sid],
+                "sd": round(label_sd(labels[sid]), 4),
+                "inside": is_within_sd(preds[sid], labels[sid]),
+            }
+            for sid in ids[::step]
+        ]
+        return {"run": {"id": run.id, "name": run.name}, "points": points, "n": len(ids)}
+
+
+class LabelDistribution(Chart):
+    slug, title = "label-distribution", "Rounded predictions vs rounded human means (%)"
+
+    def data(self, params) -> dict:
+        part = params.get("part") if params.get("part") in ("open", "ended") else "all"
+        keep = sample_filter(params).keep_excluded
+        rows = [r for r in leaderboard.leaderboard(include_excluded=keep) if r.distribution]
+        series = [
+            {"name": r.run.name, "values": _percent(r.distribution[f"model_{part}"])} for r in rows
+        ]
+        if rows:
+            series.append(
+                {"name": "humans", "values": _percent(rows[0].distribution[f"human_{part}"])}
+            )
+        return {"labels": LABELS, "series": series, "part": part}
+
+
+class SetupHistograms(Chart):
+    slug, title = "setup-histograms", "Ratings per cell of a setup"
+
+    def data(self, params) -> dict:
+        setup_id = _int(params.get("setup"))
+        keep = sample_filter(params).keep_excluded
+        ratings = Rating.objects.filter(sample__story__setup_id=setup_id)
+        ratings = ratings if keep else ratings.valid()
+        cells: dict[int, list[int]] = {
+            sid: [0] * 5
+            for sid in Sample.objects.filter(story__setup_id=setup_id).values_list("id", flat=True)
+        }
+        for sample_id, score in ratings.order_by().values_list("sample_id", "score"):
+            cells[sample_id][score - 1] += 1
+        return {"labels": LABELS, "cells": {str(k): v for k, v in cells.items()}}
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _percent(values: list[float]) -> list[float]:
+    return [round(100 * v, 1) for v in values]
+
+
+CHARTS: dict[str, Chart] = {
+    chart.slug: chart
+    for chart in (
+        RatingHistogram(),
+        HomonymSD(),
+        ModelVsHuman(),
+        LabelDistribution(),
+        SetupHistograms(),
+    )
+}

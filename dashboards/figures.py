@@ -1,0 +1,107 @@
+"""Agreement figures as metric objects: what each number is, how to show it, its value."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from annotations import metrics
+
+from .forms import SampleFilterForm
+from .selectors import groups_are_known, rating_table
+
+N_BOOT = 1000
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One agreement figure: a key into :class:`annotations.metrics.Agreement`."""
+
+    key: str
+    title: str
+    help: str
+    group: str = "agreement"
+
+    def value(self, result: metrics.Agreement) -> float | None:
+        value = result.values.get(self.key)
+        return None if value is None or math.isnan(value) else value
+
+    def interval(self, result: metrics.Agreement) -> tuple[float, float] | None:
+        low, high = result.intervals.get(self.key, (math.nan, math.nan))
+        return None if math.isnan(low) else (low, high)
+
+    def as_dict(self, result: metrics.Agreement) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "help": self.help,
+            "group": self.group,
+            "value": self.value(result),
+            "interval": self.interval(result),
+        }
+
+
+METRICS = [
+    Metric("alpha", "Krippendorff's α (interval)", "1 = perfect agreement, 0 = chance."),
+    Metric("mean_sd", "Mean SD per sample", "Average sample SD of each sample's ratings."),
+    Metric(
+        "best_accuracy",
+        "Human upper bound: accuracy (best per group)",
+        "The paper's figure: in each group the best annotator's accuracy against the others, "
+        "averaged over groups.",
+        "upper bound",
+    ),
+    Metric(
+        "best_spearman",
+        "Human upper bound: Spearman (best per group)",
+        "As above, with the official Spearman against the others' means.",
+        "upper bound",
+    ),
+    Metric(
+        "average_accuracy",
+        "Human upper bound: accuracy (average annotator)",
+        "Every annotator's accuracy against the others of each sample, averaged.",
+        "upper bound",
+    ),
+    Metric(
+        "average_spearman",
+        "Human upper bound: Spearman (average annotator)",
+        "Every annotator's Spearman against the others' means, averaged.",
+        "upper bound",
+    ),
+    Metric(
+        "loo_spearman",
+        "Leave-one-annotator-out Spearman",
+        "RAW-C: each annotator vs the mean of the others on the items they rated, averaged "
+        "(by construction equal to the average-annotator Spearman).",
+    ),
+    Metric(
+        "split_half",
+        "Split-half reliability of item means",
+        "Ratings of each sample split at random in two halves; Pearson r of the half means "
+        "across samples, Spearman-Brown corrected.",
+    ),
+]
+
+
+def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> dict:
+    """Figures for the filtered samples; ``n_boot=0`` skips the intervals (fast page)."""
+    ratings = form.ratings()
+    table = rating_table(ratings)
+    if len(table) == 0:
+        return {"empty": True, "metrics": [], "n_ratings": 0}
+    known = groups_are_known(ratings)
+    result = metrics.agreement(table, groups_known=known, n_boot=n_boot, seed=seed)
+    shown = [m for m in METRICS if m.key in result.values]
+    return {
+        "empty": False,
+        "metrics": [m.as_dict(result) for m in shown],
+        "n_ratings": result.n_ratings,
+        "n_samples": result.n_samples,
+        "n_setups": result.n_setups,
+        "n_boot": result.n_boot if n_boot else 0,
+        "groups_known": result.groups_known,
+        "n_groups": result.n_groups,
+        "loo": result.loo,
+        "seed": seed,
+    }

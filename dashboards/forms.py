@@ -1,0 +1,79 @@
+"""Filters shared by the dashboards and the exclusion form."""
+
+from __future__ import annotations
+
+from django import forms
+from django.db.models import QuerySet
+
+from annotations.models import Rater, Rating, Sample, Split
+from studies.models import Study
+
+ENDING_CHOICES = [("", "all stories"), ("open", "open-ended only"), ("ended", "ended only")]
+
+
+class SampleFilterForm(forms.Form):
+    """Which samples a dashboard looks at; every field is optional (all samples)."""
+
+    split = forms.ModelChoiceField(
+        Split.objects.select_related("dataset"), required=False, empty_label="all splits"
+    )
+    study = forms.ModelChoiceField(Study.objects.all(), required=False, empty_label="no study")
+    homonym = forms.CharField(required=False, max_length=100)
+    sense = forms.CharField(required=False, max_length=200)
+    ending = forms.ChoiceField(choices=ENDING_CHOICES, required=False)
+    include_excluded = forms.BooleanField(
+        required=False, label="include excluded raters", help_text="off: valid ratings only"
+    )
+
+    def samples(self) -> QuerySet[Sample]:
+        """The filtered samples (call after ``is_valid``; invalid fields are ignored)."""
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        qs = Sample.objects.all()
+        if data.get("split"):
+            qs = qs.filter(split=data["split"])
+        if data.get("study"):
+            qs = qs.filter(studies=data["study"])
+        if data.get("homonym"):
+            qs = qs.filter(story__setup__homonym__form__iexact=data["homonym"].strip())
+        if data.get("sense"):
+            qs = qs.filter(sense__gloss__icontains=data["sense"].strip())
+        if data.get("ending"):
+            qs = qs.with_ending(data["ending"] == "ended")
+        return qs
+
+    @property
+    def keep_excluded(self) -> bool:
+        return bool(self.is_bound and self.is_valid() and self.cleaned_data["include_excluded"])
+
+    def ratings(self) -> QuerySet[Rating]:
+        ratings = Rating.objects.filter(sample__in=self.samples())
+        return ratings if self.keep_excluded else ratings.valid()
+
+    def query_string(self) -> str:
+        """The filter as a query string, for links and JSON endpoints."""
+        if not self.is_bound:
+            return ""
+        keep = {k: v for k, v in self.data.items() if k in self.fields and v}
+        from urllib.parse import urlencode
+
+        return urlencode(keep)
+
+
+def sample_filter(params) -> SampleFilterForm:
+    return SampleFilterForm(params or None)
+
+
+class ExclusionForm(forms.Form):
+    action = forms.ChoiceField(choices=[("exclude", "exclude"), ("include", "include")])
+    reason = forms.CharField(required=False, max_length=1000, widget=forms.TextInput)
+    next = forms.CharField(required=False, max_length=2000)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("action") == "exclude" and not (data.get("reason") or "").strip():
+            raise forms.ValidationError("Give a reason for the exclusion.")
+        return data
+
+
+def rater_or_none(rater_id: int) -> Rater | None:
+    return Rater.objects.filter(pk=rater_id).first()

@@ -1,0 +1,130 @@
+"""The item explorer and the setup view: samples with ratings, stats and every run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.paginator import Page, Paginator
+from django.db.models import F, FloatField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Abs, Greatest
+
+from annotations.models import Rating, Sample, Setup
+from predictions.evaluation import is_within_sd
+from predictions.models import ModelRun, Prediction
+
+from .forms import SampleFilterForm
+from .selectors import finished_runs, predictions_by_run
+
+PER_PAGE = 50
+SORTS = {
+    "position": ("split_id", "position"),
+    "sd": (F("sd").desc(nulls_last=True), "split_id", "position"),
+    "sd_asc": (F("sd").asc(nulls_last=True), "split_id", "position"),
+    "mean": (F("mean").desc(nulls_last=True), "split_id", "position"),
+}
+
+
+@dataclass
+class Cell:
+    """One run's prediction for one sample: inside or outside the accepted band."""
+
+    run: ModelRun
+    score: float | None
+    inside: bool | None
+
+
+@dataclass
+class ItemRow:
+    sample: Sample
+    ratings: list[Rating]
+    cells: list[Cell]
+
+    @property
+    def labels(self) -> list[int]:
+        return [r.score for r in self.ratings]
+
+
+def _with_error(qs: QuerySet[Sample], run: ModelRun) -> QuerySet[Sample]:
+    """Annotate ``rel_error``: |prediction - mean| / max(SD, 1), i.e. in units of the
+    accepted band's half-width (above 1: outside the band)."""
+    pred = Prediction.objects.filter(run=run, sample=OuterRef("pk")).values("score")[:1]
+    return qs.annotate(pred=Subquery(pred, output_field=FloatField())).annotate(
+        rel_error=Abs(F("pred") - F("mean")) / Greatest(F("sd"), Value(1.0))
+    )
+
+
+def explorer_page(
+    form: SampleFilterForm, *, sort: str, page: str | None, error_run: ModelRun | None
+) -> tuple[Page, list[ItemRow], list[ModelRun]]:
+    """A page of samples (stats in SQL), then the page's ratings and predictions: five
+    queries plus the paginator's count, whatever the number of samples."""
+    qs = form.samples().with_related().with_stats(include_excluded=form.keep_excluded)
+    if error_run is not None and sort == "error":
+        qs = _with_error(qs, error_run).order_by(
+            F("rel_error").desc(nulls_last=True), "split_id", "position"
+        )
+    else:
+        qs = qs.order_by(*SORTS.get(sort, SORTS["position"]))
+    paginator = Paginator(qs, PER_PAGE)
+    paginator.count = form.samples().count()  # the count needs no aggregation
+    page_obj = paginator.get_page(page)
+    rows, runs = rows_for(list(page_obj.object_list), include_excluded=form.keep_excluded)
+    return page_obj, rows, runs
+
+
+def rows_for(samples: list[Sample], *, include_excluded: bool) -> tuple[list[ItemRow], list]:
+    """Ratings and every finished run's prediction for the given samples (3 queries)."""
+    ratings = Rating.objects.filter(sample__in=samples).order_by("sample_id", "position", "id")
+    if not include_excluded:
+        ratings = ratings.valid()
+    by_sample: dict[int, list[Rating]] = {}
+    for rating in ratings:
+        by_sample.setdefault(rating.sample_id, []).append(rating)
+    runs = [r for r in finished_runs() if any(s.split_id == r.split_id for s in samples)]
+    preds = predictions_by_run(runs, [s.id for s in samples])
+    rows = []
+    for sample in samples:
+        labels = [r.score for r in by_sample.get(sample.id, [])]
+        cells = []
+        for run in runs:
+            value = preds[run.id].get(sample.id)
+            inside = is_within_sd(value, labels) if value is not None and labels else None
+            cells.append(Cell(run, value, inside))
+        rows.append(ItemRow(sample, by_sample.get(sample.id, []), cells))
+    return rows, runs
+
+
+@dataclass
+class SetupGrid:
+    setup: Setup
+    senses: list  # the setup's senses, in id order
+    stories: list  # open-ended first, then the endings in id order
+    cells: dict  # (story_id, sense_id) -> ItemRow
+    runs: list[ModelRun]
+
+    def grid(self) -> list[tuple]:
+        """Rows of ``(sense, [ItemRow or None per story])`` for the template."""
+        return [
+            (sense, [self.cells.get((st.id, sense.id)) for st in self.stories])
+            for sense in self.senses
+        ]
+
+
+def setup_grid(setup_id: int, *, include_excluded: bool = False) -> SetupGrid | None:
+    """The 2 senses x 3 story variants of one setup (5 queries)."""
+    setup = Setup.objects.select_related("homonym").filter(pk=setup_id).first()
+    if setup is None:
+        return None
+    samples = list(
+        Sample.objects.filter(story__setup=setup)
+        .with_related()
+        .with_stats(include_excluded=include_excluded)
+        .order_by("story_id", "sense_id", "split_id")
+    )
+    rows, runs = rows_for(samples, include_excluded=include_excluded)
+    senses = sorted({s.sense.id: s.sense for s in samples}.values(), key=lambda s: s.id)
+    stories = sorted(
+        {s.story.id: s.story for s in samples}.values(), key=lambda st: (bool(st.ending), st.id)
+    )
+    cells = {(row.sample.story_id, row.sample.sense_id): row for row in rows}
+    return SetupGrid(setup, senses, stories, cells, runs)

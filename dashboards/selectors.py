@@ -1,0 +1,91 @@
+"""Reads for the dashboards: flat value lists in a fixed number of queries, maths in numpy.
+
+Every function here issues a number of SQL queries that does not depend on the data size;
+``tests/dashboards/test_queries.py`` holds them to that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+
+from annotations.metrics import RatingTable, _codes
+from annotations.models import Rater, Rating, Sample
+from predictions.models import ModelRun, Prediction
+
+IS_OPEN = ExpressionWrapper(Q(story__ending=""), output_field=BooleanField())
+
+
+def rating_table(ratings: QuerySet[Rating]) -> RatingTable:
+    """One query: ``(sample, rater, score, setup)`` of every rating, as coded arrays."""
+    rows = ratings.order_by().values_list(
+        "sample_id", "rater_id", "score", "sample__story__setup_id"
+    )
+    arr = np.array(list(rows), dtype=np.int64).reshape(-1, 4)
+    return RatingTable(
+        sample=_codes(arr[:, 0]),
+        rater=_codes(arr[:, 1]),
+        score=arr[:, 2].astype(float),
+        setup=_codes(arr[:, 3]),
+    )
+
+
+def groups_are_known(ratings: QuerySet[Rating]) -> bool:
+    """Imported raters are import positions, not people: their groups are unknown."""
+    return not ratings.filter(rater__kind=Rater.Kind.IMPORTED).exists()
+
+
+@dataclass
+class SampleMeta:
+    """Aligned per-sample facts for a set of samples."""
+
+    ids: list[int]
+    setup: dict[int, int]
+    is_open: dict[int, bool]
+    homonym: dict[int, int] = field(default_factory=dict)
+    sense: dict[int, int] = field(default_factory=dict)
+    story: dict[int, int] = field(default_factory=dict)
+
+
+def sample_meta(samples: QuerySet[Sample]) -> SampleMeta:
+    """One query for the structure of a set of samples (no long texts)."""
+    rows = (
+        samples.order_by("split_id", "position")
+        .annotate(is_open=IS_OPEN)
+        .values_list(
+            "id", "story__setup_id", "is_open", "story__setup__homonym_id", "sense_id", "story_id"
+        )
+    )
+    meta = SampleMeta(ids=[], setup={}, is_open={})
+    for sid, setup, is_open, homonym, sense, story in rows:
+        meta.ids.append(sid)
+        meta.setup[sid], meta.is_open[sid] = setup, bool(is_open)
+        meta.homonym[sid], meta.sense[sid], meta.story[sid] = homonym, sense, story
+    return meta
+
+
+def labels_by_sample(ratings: QuerySet[Rating]) -> dict[int, list[int]]:
+    """One query: the human ratings of each sample, in import order."""
+    labels: dict[int, list[int]] = {}
+    for sample_id, score in ratings.order_by("sample_id", "position", "id").values_list(
+        "sample_id", "score"
+    ):
+        labels.setdefault(sample_id, []).append(score)
+    return labels
+
+
+def finished_runs() -> list[ModelRun]:
+    return list(ModelRun.objects.finished().select_related("split__dataset").order_by("id"))
+
+
+def predictions_by_run(runs: list[ModelRun], samples=None) -> dict[int, dict[int, float]]:
+    """One query: ``{run_id: {sample_id: score}}`` for the given runs (and samples)."""
+    preds = Prediction.objects.filter(run__in=[r.id for r in runs])
+    if samples is not None:
+        preds = preds.filter(sample__in=samples)
+    out: dict[int, dict[int, float]] = {r.id: {} for r in runs}
+    for run_id, sample_id, value in preds.order_by().values_list("run_id", "sample_id", "score"):
+        out[run_id][sample_id] = value
+    return out

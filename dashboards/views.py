@@ -1,0 +1,189 @@
+"""Research dashboards: thin views that parse, authorize, call one function and render."""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from ambisite.access import researcher_required
+from annotations.models import Rater, RaterExclusion
+from annotations.services import rater_exclude, rater_include
+from predictions.models import ModelRun
+
+from . import annotators, endings, items, leaderboard
+from .charts import CHARTS
+from .figures import N_BOOT, agreement_for
+from .forms import ExclusionForm, sample_filter
+
+
+def _clean(value):
+    """JSON has no NaN: undefined figures become null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _int(value, default: int, low: int, high: int) -> int:
+    try:
+        return min(max(int(value), low), high)
+    except (TypeError, ValueError):
+        return default
+
+
+@researcher_required
+def agreement(request):
+    form = sample_filter(request.GET)
+    context = {"form": form, "query": form.query_string(), **agreement_for(form)}
+    return render(request, "dashboards/agreement.html", {**context, "tab": "agreement"})
+
+
+@researcher_required
+def agreement_json(request):
+    form = sample_filter(request.GET)
+    n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
+    seed = _int(request.GET.get("seed"), 0, 0, 2**31)
+    return JsonResponse(_clean(agreement_for(form, n_boot=n_boot, seed=seed)))
+
+
+@researcher_required
+def item_explorer(request):
+    form = sample_filter(request.GET)
+    error_run = ModelRun.objects.finished().filter(pk=request.GET.get("run") or None).first()
+    sort = request.GET.get("sort", "sd")
+    page, rows, runs = items.explorer_page(
+        form, sort=sort, page=request.GET.get("page"), error_run=error_run
+    )
+    keep = request.GET.copy()
+    keep.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "rows": rows,
+        "runs": runs,
+        "sort": sort,
+        "error_run": error_run,
+        "all_runs": ModelRun.objects.finished().order_by("id"),
+        "query": keep.urlencode(),
+    }
+    return render(request, "dashboards/items.html", {**context, "tab": "items"})
+
+
+@researcher_required
+def setup_view(request, setup_id: int):
+    form = sample_filter(request.GET)
+    grid = items.setup_grid(setup_id, include_excluded=form.keep_excluded)
+    if grid is None:
+        raise Http404("No such setup")
+    context = {"grid": grid, "form": form, "query": form.query_string()}
+    return render(request, "dashboards/setup.html", {**context, "tab": "items"})
+
+
+@researcher_required
+def leaderboard_page(request):
+    form = sample_filter(request.GET)
+    keep = form.keep_excluded
+    rows = leaderboard.leaderboard(include_excluded=keep)
+    paired = run_a = run_b = None
+    if request.GET.get("a") and request.GET.get("b"):
+        runs = ModelRun.objects.finished()
+        run_a = runs.filter(pk=request.GET["a"]).first()
+        run_b = runs.filter(pk=request.GET["b"]).first()
+        if run_a and run_b:
+            paired = leaderboard.compare(run_a, run_b, include_excluded=keep)
+    context = {
+        "rows": rows,
+        "form": form,
+        "paired": paired,
+        "run_a": run_a,
+        "run_b": run_b,
+        "query": form.query_string(),
+    }
+    return render(request, "dashboards/leaderboard.html", {**context, "tab": "leaderboard"})
+
+
+@researcher_required
+def leaderboard_json(request):
+    keep = sample_filter(request.GET).keep_excluded
+    n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
+    found = leaderboard.intervals(include_excluded=keep, n_boot=n_boot)
+    return JsonResponse(_clean({"n_boot": n_boot, "runs": {str(k): v for k, v in found.items()}}))
+
+
+@researcher_required
+def ending_effects(request):
+    form = sample_filter(request.GET)
+    effects = endings.ending_effects(form.samples(), include_excluded=form.keep_excluded)
+    page = Paginator(effects, 50).get_page(request.GET.get("page"))
+    keep = request.GET.copy()
+    keep.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "summary": endings.summary(effects),
+        "query": keep.urlencode(),
+    }
+    return render(request, "dashboards/endings.html", {**context, "tab": "endings"})
+
+
+@researcher_required
+def annotator_quality(request):
+    form = sample_filter(request.GET)
+    rows = annotators.rater_rows(form.ratings())
+    page = Paginator(rows, 100).get_page(request.GET.get("page"))
+    keep = request.GET.copy()
+    keep.pop("page", None)
+    context = {
+        "form": form,
+        "page": page,
+        "n_raters": len(rows),
+        "n_flagged": sum(bool(r.flags) for r in rows),
+        "exclusions": annotators.active_exclusions(),
+        "attention_fields": annotators.attention_fields(),
+        "thresholds": annotators,
+        "query": keep.urlencode(),
+        "next": request.get_full_path(),
+    }
+    return render(request, "dashboards/annotators.html", {**context, "tab": "annotators"})
+
+
+@require_POST
+@researcher_required
+def rater_exclusion(request, rater_id: int):
+    rater = get_object_or_404(Rater, pk=rater_id)
+    form = ExclusionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors.get("__all__", ["Invalid request."])))
+    elif form.cleaned_data["action"] == "exclude":
+        rater_exclude(
+            rater=rater,
+            source=RaterExclusion.Source.QUALITY,
+            reason=form.cleaned_data["reason"].strip(),
+            by=request.user,
+        )
+        messages.success(request, f"{rater} is excluded from aggregates.")
+    else:
+        rater_include(rater=rater, by=request.user)
+        messages.success(request, f"{rater} is included again.")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = reverse("dashboards:annotators")
+    return redirect(target)
+
+
+@researcher_required
+def chart_json(request, slug: str):
+    chart = CHARTS.get(slug)
+    if chart is None:
+        raise Http404("No such chart")
+    return JsonResponse(_clean(chart.payload(request.GET)))

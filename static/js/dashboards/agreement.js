@@ -1,0 +1,43 @@
+// Agreement page: fill in the bootstrap intervals and draw the two charts from their JSON.
+(function () {
+  "use strict";
+  const COLORS = ["#2f5bd3", "#e08a1e", "#1e8e5a", "#c0392b", "#7d4cc2", "#6b7280"];
+  const fmt = (v) => (v === null || v === undefined ? "—" : v.toFixed(3));
+
+  function bar(canvas, data, stacked) {
+    return new Chart(canvas, {
+      type: "bar",
+      data: {
+        labels: data.labels,
+        datasets: data.series.map((s, i) => ({ label: s.name, data: s.values, backgroundColor: COLORS[i % COLORS.length] })),
+      },
+      options: { responsive: true, maintainAspectRatio: false, animation: false,
+        plugins: { title: { display: true, text: data.title } },
+        scales: { x: { stacked: stacked }, y: { stacked: stacked, beginAtZero: true } } },
+    });
+  }
+
+  function load(id, stacked) {
+    const canvas = document.getElementById(id);
+    if (!canvas) return;
+    fetch(canvas.dataset.url, { credentials: "same-origin" })
+      .then((r) => r.json()).then((data) => bar(canvas, data, stacked));
+  }
+
+  function intervals() {
+    const table = document.getElementById("agreement-figures");
+    if (!table) return;
+    fetch(table.dataset.url, { credentials: "same-origin" }).then((r) => r.json()).then((data) => {
+      for (const m of data.metrics) {
+        const cell = table.querySelector(`tr[data-key="${m.key}"] .interval`);
+        if (cell) cell.textContent = m.interval ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—";
+      }
+      document.getElementById("boot-note").textContent =
+        `${data.n_boot} bootstrap replicates over ${data.n_setups} setups (seed ${data.seed}).`;
+    });
+  }
+
+  intervals();
+  load("chart-histogram", true);
+  load("chart-homonym-sd", false);
+})();
