@@ -55,11 +55,11 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         """Cancel a queued or running run (409 for any other status)."""
-        run = run_cancel(run=self.get_object())
-        if run.status != ModelRun.Status.CANCELLED:
+        run = self.get_object()
+        if run.status not in ModelRun.ACTIVE:
             detail = f"run {run.pk} is {run.status}; only queued or running runs can be cancelled"
             return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
-        return Response(self.get_serializer(run).data)
+        return Response(self.get_serializer(run_cancel(run=run)).data)
 
     @extend_schema(request=None, responses=serializers.ModelRunSerializer)
     @action(detail=True, methods=["post"])

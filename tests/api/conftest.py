@@ -141,3 +141,20 @@ def assert_refused(response, status: int) -> None:
     for leak in LEAKS:
         assert leak not in text
     assert set(response.json()) == {"detail"}
+
+
+class FixedBackend:
+    """A registered backend for run creation tests (predicts 3 for everything)."""
+
+    name = "fixed"
+
+    def __init__(self, **params):
+        unknown = set(params) - {"value"}
+        if unknown:
+            raise TypeError(f"unexpected parameters: {sorted(unknown)}")
+
+
+@pytest.fixture
+def fixed_backend(settings):
+    settings.AMBISITE_BACKENDS = {"fixed": "tests.api.conftest.FixedBackend"}
+    return "fixed"

@@ -1,0 +1,70 @@
+"""/api/v1/runs/: list, create, cancel and retry through the run services."""
+
+import pytest
+
+from predictions.models import ModelRun
+from tests.api.conftest import assert_refused
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_lists_runs_with_their_official_scores(api, uploaded_run):
+    body = api.get("/api/v1/runs/").json()
+    (run,) = body["results"]
+    assert run["id"] == uploaded_run.pk and run["backend"] == "import"
+    assert run["status"] == "succeeded" and run["done"] == run["total"] == 12
+    assert set(run["scores"]) >= {"accuracy", "spearman", "correct", "total"}
+    assert run["created_by"] == "rita" and run["split_name"] == "dev"
+    assert api.get("/api/v1/runs/", {"status": "queued"}).json()["count"] == 0
+    assert api.get("/api/v1/runs/", {"backend": "import", "split": "dev"}).json()["count"] == 1
+    assert api.get(f"/api/v1/runs/{uploaded_run.pk}/").json()["name"] == "uploaded"
+
+
+def test_it_creates_a_queued_run(api, small_split, fixed_backend):
+    payload = {"name": "three", "backend": "fixed", "params": {"value": 3}, "split": small_split.pk}
+    response = api.post("/api/v1/runs/", payload, format="json")
+    assert response.status_code == 201, response.content
+    run = ModelRun.objects.get(pk=response.json()["id"])
+    assert (run.status, run.total, run.params, run.created_by.username) == (
+        "queued",
+        12,
+        {"value": 3},
+        "rita",
+    )
+
+
+def test_it_refuses_an_unknown_backend_or_bad_parameters_with_400(api, small_split, fixed_backend):
+    for backend, params in (("nope", {}), ("fixed", {"colour": "red"})):
+        payload = {"name": "x", "backend": backend, "params": params, "split": small_split.pk}
+        response = api.post("/api/v1/runs/", payload, format="json")
+        assert response.status_code == 400
+        assert response.json()["detail"]
+    assert (
+        api.post("/api/v1/runs/", {"backend": "fixed", "split": 999}, format="json").status_code
+        == 400
+    )
+    assert not ModelRun.objects.exists()
+
+
+def test_it_cancels_and_retries_runs(api, small_split, fixed_backend):
+    created = api.post(
+        "/api/v1/runs/", {"backend": "fixed", "split": small_split.pk}, format="json"
+    ).json()
+    url = f"/api/v1/runs/{created['id']}"
+    assert api.post(f"{url}/retry/").status_code == 409  # still queued
+    assert api.post(f"{url}/cancel/").json()["status"] == "cancelled"
+    again = api.post(f"{url}/cancel/")
+    assert again.status_code == 409 and "cancelled" in again.json()["detail"]
+    assert api.post(f"{url}/retry/").json()["status"] == "queued"
+
+
+def test_it_gives_non_researchers_nothing(non_researchers, uploaded_run, fixed_backend):
+    url = f"/api/v1/runs/{uploaded_run.pk}"
+    payload = {"backend": "fixed", "split": uploaded_run.split_id}
+    for _, client, status in non_researchers:
+        assert_refused(client.get("/api/v1/runs/"), status)
+        assert_refused(client.get(f"{url}/"), status)
+        assert_refused(client.post("/api/v1/runs/", payload, format="json"), status)
+        assert_refused(client.post(f"{url}/cancel/"), status)
+        assert_refused(client.post(f"{url}/retry/"), status)
+    assert ModelRun.objects.count() == 1

@@ -1,0 +1,61 @@
+"""POST /api/v1/runs/upload/: a predictions jsonl becomes a scored run; bad files store nothing."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from predictions.models import ModelRun, Prediction
+from tests.api.conftest import assert_refused
+from tests.conftest import CONFORMANCE
+
+pytestmark = pytest.mark.django_db
+
+EXPECTED = json.loads((CONFORMANCE / "expected.json").read_text())
+GOOD = sorted(p.name for p in CONFORMANCE.glob("pred_*.jsonl"))
+BAD = sorted(p.name for p in CONFORMANCE.glob("bad_*.jsonl"))
+
+
+def upload(client, split, name: str, content: bytes):
+    file = SimpleUploadedFile(name, content, content_type="application/jsonl")
+    return client.post(
+        "/api/v1/runs/upload/", {"split": split.pk, "name": name, "file": file}, format="multipart"
+    )
+
+
+def test_uploaded_files_come_back_byte_for_byte_and_scored(api, dev_split):
+    assert len(GOOD) == 5
+    for name in GOOD:
+        original = (CONFORMANCE / name).read_bytes()
+        response = upload(api, dev_split, name, original)
+        assert response.status_code == 201, response.content
+        run = response.json()
+        expected = EXPECTED[name]
+        assert run["scores"]["correct"] == expected["correct"]
+        assert run["scores"]["accuracy"] == expected["accuracy"]
+        exported = api.get(f"/api/v1/runs/{run['id']}/predictions.jsonl")
+        assert b"".join(exported.streaming_content) == original, name
+
+
+def test_a_bad_file_is_refused_with_the_line_or_id_and_leaves_no_run(api, dev_split):
+    assert len(BAD) == 5
+    for name in BAD:
+        response = upload(api, dev_split, name, (CONFORMANCE / name).read_bytes())
+        assert response.status_code == 400
+        assert response.json() == {"file": [EXPECTED[name]["error"]]}, name
+    assert not ModelRun.objects.exists() and not Prediction.objects.exists()
+
+
+def test_it_refuses_a_file_that_is_not_utf8(api, small_split):
+    response = upload(
+        api, small_split, "latin.jsonl", '{"id": "0", "prediction": "é"}'.encode("latin-1")
+    )
+    assert response.status_code == 400 and "UTF-8" in response.json()["file"][0]
+    assert not ModelRun.objects.exists()
+
+
+def test_it_gives_non_researchers_nothing(non_researchers, small_split):
+    content = (CONFORMANCE / "pred_majority.jsonl").read_bytes()
+    for _, client, status in non_researchers:
+        assert_refused(upload(client, small_split, "x.jsonl", content), status)
+    assert not ModelRun.objects.exists()
