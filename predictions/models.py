@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.conf import settings
 from django.db import models
 
@@ -9,6 +11,12 @@ from django.db import models
 class ModelRunQuerySet(models.QuerySet):
     def finished(self) -> ModelRunQuerySet:
         return self.filter(status=ModelRun.Status.SUCCEEDED)
+
+    def active(self) -> ModelRunQuerySet:
+        return self.filter(status__in=ModelRun.ACTIVE)
+
+    def with_split(self) -> ModelRunQuerySet:
+        return self.select_related("split__dataset", "created_by")
 
 
 class ModelRun(models.Model):
@@ -19,6 +27,9 @@ class ModelRun(models.Model):
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
 
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    RETRYABLE = (Status.FAILED, Status.CANCELLED)
+
     name = models.CharField(max_length=200)
     backend = models.CharField(max_length=100, help_text="Registry name of the backend.")
     params = models.JSONField(default=dict, blank=True)
@@ -28,6 +39,9 @@ class ModelRun(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    rate = models.FloatField(null=True, blank=True, help_text="Samples per second, recently.")
+    worker = models.CharField(max_length=200, blank=True, help_text="Celery node running it.")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     code_version = models.CharField(max_length=64, blank=True)
     prompt_version = models.CharField(max_length=64, blank=True)
@@ -53,6 +67,17 @@ class ModelRun(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def eta_seconds(self) -> float | None:
+        """Time left at the recent rate; None when unknown."""
+        if self.status != self.Status.RUNNING or not self.rate:
+            return None
+        return max(0, self.total - self.done) / self.rate
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * self.done / self.total if self.total else 0.0
+
 
 class Prediction(models.Model):
     run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="predictions")
@@ -72,3 +97,43 @@ class Prediction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run} #{self.sample_id}: {self.score}"
+
+
+class TrainedModel(models.Model):
+    """A model trained by a background job and stored as an artifact under ARTIFACT_ROOT.
+
+    ``path`` is relative to ``settings.ARTIFACT_ROOT``; ``log`` holds the training log as it
+    grows. A succeeded row can be named in a run's params (``{"model": <id>}``).
+    """
+
+    class Kind(models.TextChoices):
+        CROSSENCODER = "crossencoder", "Cross-encoder"
+
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.CROSSENCODER)
+    split = models.ForeignKey(
+        "annotations.Split", on_delete=models.PROTECT, related_name="trained_models"
+    )
+    params = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ModelRun.Status.choices, default=ModelRun.Status.QUEUED
+    )
+    path = models.CharField(max_length=500, blank=True)
+    log = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    n_samples = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def directory(self) -> Path:
+        return Path(settings.ARTIFACT_ROOT) / self.path

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.models import Rater, Rating
+from annotations.models import Rater, Rating, Split
 
 from .evaluation import score_lists
 from .models import ModelRun
@@ -42,3 +42,65 @@ def run_score(*, run: ModelRun) -> dict | None:
         run.scores = {**result.as_dict(), "scored_at": timezone.now().isoformat()}
     run.save(update_fields=["scores"])
     return run.scores
+
+
+# --- runs: create, enqueue, cancel, retry ------------------------------------------------
+def run_enqueue(run_id: int) -> None:
+    """Send the run to a worker once the surrounding transaction has committed."""
+    from .tasks import run_model
+
+    transaction.on_commit(lambda: run_model.delay(run_id))
+
+
+@transaction.atomic
+def run_create(*, name: str, backend: str, params: dict, split: Split, created_by=None) -> ModelRun:
+    """Create a queued run of ``backend`` over every sample of ``split`` and enqueue it.
+
+    The backend name is checked against the registry (``UnknownBackend``) and its parameters
+    by constructing it (``TypeError``/``ValueError``); a ``fit_split`` parameter must name
+    another split of the same dataset (``FitOnScoredSamples``).
+    """
+    from .backends import backend_class
+    from .runner import FitOnScoredSamples
+
+    params = dict(params or {})
+    cls = backend_class(backend)
+    cls(**{k: v for k, v in params.items() if k != "fit_split"})
+    fit_split = params.get("fit_split")
+    if fit_split and fit_split == split.name:
+        raise FitOnScoredSamples(f"a run cannot fit on the split it is scored on ({fit_split})")
+    if fit_split and not Split.objects.filter(dataset=split.dataset, name=fit_split).exists():
+        raise ValueError(f"no split {fit_split!r} in dataset {split.dataset}")
+    run = ModelRun.objects.create(
+        name=name or backend,
+        backend=backend,
+        params=params,
+        split=split,
+        total=split.samples.count(),
+        created_by=created_by,
+    )
+    run_enqueue(run.pk)
+    return run
+
+
+@transaction.atomic
+def run_cancel(*, run: ModelRun) -> ModelRun:
+    """Stop a queued or running run; the worker stops before its next batch."""
+    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
+        status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
+    )
+    run.refresh_from_db()
+    return run
+
+
+@transaction.atomic
+def run_retry(*, run: ModelRun) -> ModelRun:
+    """Re-queue a failed or cancelled run; predictions already made are kept and skipped."""
+    updated = ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.RETRYABLE).update(
+        status=ModelRun.Status.QUEUED, error="", finished_at=None, worker="", rate=None
+    )
+    if not updated:
+        raise ValueError(f"run {run.pk} is {run.status}; only failed or cancelled runs retry")
+    run_enqueue(run.pk)
+    run.refresh_from_db()
+    return run

@@ -1,0 +1,78 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from annotations.importers import AmbiStoryFormatError, parse_ambistory
+from annotations.models import Split
+from predictions.backends import UnknownBackend, get_backend
+from predictions.runner import FitOnScoredSamples, predict_samples, split_rows
+
+
+def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CommandError(f"cannot read {path}: {exc}") from exc
+    try:
+        parsed = parse_ambistory(data, allow_redacted=allow_redacted)
+    except AmbiStoryFormatError as exc:
+        raise CommandError(f"{path}: {exc}") from exc
+    out = []
+    for p in parsed:
+        sample = {**p.as_text(), "id": p.dataset_id}
+        if p.labelled:
+            sample["choices"] = list(p.choices)
+            sample["average"] = sum(p.choices) / len(p.choices)
+        out.append(sample)
+    return out
+
+
+def fit_samples(split: str | None, fit_file: str | None) -> list[dict] | None:
+    """Labelled samples to fit on: a file, the split in the database, or data/ambistory/."""
+    if fit_file:
+        return read_samples(fit_file, allow_redacted=False)
+    if not split:
+        return None
+    db_split = Split.objects.filter(dataset__name="ambistory", name=split).first()
+    if db_split is not None:
+        return [row.sample for row in split_rows(db_split, labels=True)]
+    path = Path(settings.BASE_DIR) / "data" / "ambistory" / f"{split}.json"
+    if not path.is_file():
+        raise CommandError(f"no split {split!r} in the database nor at {path}")
+    return read_samples(str(path), allow_redacted=False)
+
+
+class Command(BaseCommand):
+    help = (
+        "Write official-format predictions ({'id', 'prediction'} per line) for any "
+        "AmbiStory-format file, labelled or redacted, with a registered backend."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--backend", required=True)
+        parser.add_argument("--input", required=True, help="an AmbiStory-format JSON file")
+        parser.add_argument("--output", required=True, help="predictions jsonl to write")
+        parser.add_argument("--params", default="{}", help="backend parameters as JSON")
+        parser.add_argument("--fit-split", help="split to fit on, e.g. train (DB or data/)")
+        parser.add_argument("--fit-file", help="an AmbiStory file to fit on instead")
+
+    def handle(self, *args, **opts):
+        try:
+            params = json.loads(opts["params"])
+            backend = get_backend(opts["backend"], **params)
+        except (json.JSONDecodeError, UnknownBackend, TypeError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        samples = read_samples(opts["input"], allow_redacted=True)
+        fit = fit_samples(opts["fit_split"], opts["fit_file"])
+        try:
+            outputs = predict_samples(backend, samples, fit)
+        except (FitOnScoredSamples, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        Path(opts["output"]).parent.mkdir(parents=True, exist_ok=True)
+        with open(opts["output"], "w", encoding="utf-8") as handle:
+            for sample, out in zip(samples, outputs):
+                handle.write(json.dumps({"id": sample["id"], "prediction": out.score}) + "\n")
+        self.stdout.write(f"{len(outputs)} predictions written to {opts['output']}")

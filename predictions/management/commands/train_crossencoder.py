@@ -1,0 +1,39 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotations.models import Split
+from predictions.models import ModelRun
+from predictions.training import trained_model_create, trained_model_train
+
+
+class Command(BaseCommand):
+    help = "Fine-tune the MiniLM cross-encoder on a split; queue it or train here (--now)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--split", default="train")
+        parser.add_argument("--dataset", default="ambistory")
+        parser.add_argument("--name", default="")
+        parser.add_argument("--params", default="{}", help='e.g. {"epochs": 3, "limit": 16}')
+        parser.add_argument("--now", action="store_true", help="train in this process")
+
+    def handle(self, *args, **opts):
+        try:
+            split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
+            model = trained_model_create(
+                name=opts["name"] or f"cross-encoder on {split}",
+                split=split,
+                params=json.loads(opts["params"]),
+            )
+        except Split.DoesNotExist as exc:
+            raise CommandError(f"no split {opts['dataset']}/{opts['split']}") from exc
+        except (json.JSONDecodeError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        if not opts["now"]:
+            self.stdout.write(f"training job {model.pk} queued")
+            return
+        model = trained_model_train(model_id=model.pk)
+        self.stdout.write(model.log)
+        if model.status != ModelRun.Status.SUCCEEDED:
+            raise CommandError(model.error or model.status)
+        self.stdout.write(f"trained model {model.pk} {model.status} at {model.directory()}")

@@ -1,0 +1,86 @@
+"""Training jobs: a cross-encoder fine-tuned on a split, stored as an artifact.
+
+The Celery task ``predictions.train_model`` calls :func:`trained_model_train`; the model
+directory lands under ``settings.ARTIFACT_ROOT/crossencoder/<id>`` and its training log is
+appended to ``TrainedModel.log`` epoch by epoch, so the page shows it as it grows.
+"""
+
+from __future__ import annotations
+
+import traceback
+
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Concat
+from django.utils import timezone
+
+from annotations.models import Split
+
+from .models import ModelRun, TrainedModel
+from .runner import split_rows
+
+Status = ModelRun.Status
+TRAIN_PARAMS = ("epochs", "seed", "batch_size", "lr", "max_seq_length")
+
+
+@transaction.atomic
+def trained_model_create(
+    *, name: str, split: Split, params: dict | None = None, created_by=None
+) -> TrainedModel:
+    """Queue the training of a cross-encoder on ``split``'s labelled samples.
+
+    ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``
+    and ``limit`` (train on the first N samples only, e.g. for a smoke test).
+    """
+    params = dict(params or {})
+    unknown = set(params) - set(TRAIN_PARAMS) - {"limit"}
+    if unknown:
+        raise ValueError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+    model = TrainedModel.objects.create(
+        name=name, split=split, params=params, created_by=created_by
+    )
+    from .tasks import train_model
+
+    transaction.on_commit(lambda: train_model.delay(model.pk))
+    return model
+
+
+def _append_log(model_id: int, line: str) -> None:
+    TrainedModel.objects.filter(pk=model_id).update(log=Concat(F("log"), Value(line + "\n")))
+
+
+def trained_model_train(*, model_id: int) -> TrainedModel:
+    """Run the training now (in the worker); the row records status, path and log."""
+    claimed = TrainedModel.objects.filter(pk=model_id, status=Status.QUEUED).update(
+        status=Status.RUNNING, started_at=timezone.now()
+    )
+    model = TrainedModel.objects.select_related("split").get(pk=model_id)
+    if not claimed:
+        return model
+    try:
+        _train(model)
+    except Exception:  # recorded on the row; the worker lives on
+        TrainedModel.objects.filter(pk=model_id).update(
+            status=Status.FAILED, error=traceback.format_exc()[-4000:], finished_at=timezone.now()
+        )
+    model.refresh_from_db()
+    return model
+
+
+def _train(model: TrainedModel) -> None:
+    from .ml.crossencoder import train
+
+    samples = [row.sample for row in split_rows(model.split, labels=True)]
+    limit = model.params.get("limit")
+    if limit:
+        samples = samples[: int(limit)]
+    relative = f"{model.kind}/{model.pk}"
+    model.path = relative
+    model.save(update_fields=["path"])
+    _append_log(model.pk, f"training on {len(samples)} samples of {model.split}")
+    kwargs = {k: model.params[k] for k in TRAIN_PARAMS if k in model.params}
+    train(samples, model.directory(), log=lambda line: _append_log(model.pk, line), **kwargs)
+    _append_log(model.pk, f"saved to {relative}")
+    TrainedModel.objects.filter(pk=model.pk).update(
+        status=Status.SUCCEEDED, n_samples=len(samples), finished_at=timezone.now()
+    )

@@ -1,0 +1,143 @@
+"""The run loop: batches, resume, progress, cancellation, failure, claiming."""
+
+from __future__ import annotations
+
+import pytest
+
+from predictions.models import ModelRun, Prediction
+from predictions.runner import (
+    FitOnScoredSamples,
+    Progress,
+    batches,
+    run_claim,
+    run_execute,
+    runs_recover,
+)
+from tests.predictions.runhelpers import TEST_BACKENDS, RecordingBackend, small_split
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def test_backends(settings):
+    settings.AMBISITE_BACKENDS = TEST_BACKENDS
+    RecordingBackend.seen.clear()
+
+
+def make_run(split, backend="recording", params=None, **fields) -> ModelRun:
+    return ModelRun.objects.create(
+        name="t",
+        backend=backend,
+        params=params or {},
+        split=split,
+        total=split.samples.count(),
+        **fields,
+    )
+
+
+def test_it_predicts_every_sample_once_and_scores_the_finished_run():
+    split = small_split()
+    run = run_execute(make_run(split).pk)
+    assert run.status == ModelRun.Status.SUCCEEDED
+    assert run.done == run.total == 24 == run.predictions.count()
+    assert [len(b) for b in RecordingBackend.seen] == [5, 5, 5, 5, 4]
+    assert run.scores["total"] == 24 and run.scores["spearman"] is None  # constant 3.0
+    assert run.started_at <= run.finished_at
+    assert run.code_version and run.model_version == "recording"
+
+
+def test_it_resumes_by_skipping_samples_that_already_have_a_prediction():
+    split = small_split()
+    run = make_run(split, status=ModelRun.Status.RUNNING, worker="dead@host")
+    first = list(split.samples.order_by("position")[:7])
+    Prediction.objects.bulk_create([Prediction(run=run, sample=s, score=5.0) for s in first])
+    run = run_execute(run.pk, worker="dead@host")  # the same node restarted
+    assert run.status == ModelRun.Status.SUCCEEDED and run.predictions.count() == 24
+    asked = [sid for batch in RecordingBackend.seen for sid in batch]
+    assert len(asked) == 17 and not {s.dataset_id for s in first} & set(asked)
+    assert run.predictions.filter(score=5.0).count() == 7  # earlier work kept as it was
+
+
+def test_it_keeps_the_stories_of_a_batch_whole_when_the_backend_needs_it(monkeypatch):
+    monkeypatch.setattr(RecordingBackend, "needs_whole_stories", True)
+    split = small_split()
+    run_execute(make_run(split, params={"batch_size": 3}).pk)
+    stories = dict(split.samples.values_list("dataset_id", "story_id"))
+    seen = [{stories[i] for i in batch} for batch in RecordingBackend.seen]
+    for k, batch in enumerate(seen):
+        assert not any(batch & other for other in seen[k + 1 :])
+    assert all(len(b) == 4 for b in RecordingBackend.seen)  # 3 rounded up to whole stories
+
+
+def test_it_stops_between_batches_when_the_run_is_cancelled():
+    split = small_split()
+    run = run_execute(make_run(split, backend="cancelling").pk)
+    assert run.status == ModelRun.Status.CANCELLED
+    assert len(RecordingBackend.seen) == 1 and run.predictions.count() == 5
+
+
+def test_it_records_the_error_and_keeps_the_batches_done_before_a_failure():
+    split = small_split()
+    run = run_execute(make_run(split, params={"fail_at_batch": 2}).pk)
+    assert run.status == ModelRun.Status.FAILED and "model server went away" in run.error
+    assert run.predictions.count() == 10 and run.finished_at is not None
+
+
+def test_it_records_progress_with_a_rate_and_time_left():
+    progress = Progress(total=100, done_at_start=20, started=10.0)
+    assert progress.rate(20, now=12.0) is None
+    assert progress.rate(30, now=12.0) == 5.0  # resumed samples do not count as speed
+    assert progress.eta(30, now=12.0) == 14.0
+    split = small_split()
+    run = run_execute(make_run(split).pk)
+    assert run.rate and run.rate > 0 and run.eta_seconds is None  # finished: no ETA
+    run.status, run.done, run.rate = ModelRun.Status.RUNNING, 4, 2.0
+    assert run.eta_seconds == 10.0 and run.percent == pytest.approx(100 * 4 / 24)
+
+
+def test_it_batches_without_splitting_groups():
+    items = [1, 1, 1, 2, 2, 3, 4, 4, 4, 4]
+    assert list(batches(items, 2, group_of=lambda x: x)) == [[1, 1, 1], [2, 2], [3, 4, 4, 4, 4]]
+    assert list(batches(items, 4)) == [items[:4], items[4:8], items[8:]]
+
+
+def test_it_lets_only_one_worker_claim_a_run():
+    split = small_split()
+    run = make_run(split)
+    assert run_claim(run.pk, "a@host")
+    assert not run_claim(run.pk, "b@host")  # a is alive: its heartbeat is fresh
+    assert run_execute(run.pk, worker="b@host") is None
+    assert run_claim(run.pk, "a@host")  # a restarted under the same name
+
+
+def test_it_requeues_runs_left_running_by_a_restarted_node(django_capture_on_commit_callbacks):
+    split = small_split()
+    lost = make_run(split, status=ModelRun.Status.RUNNING, worker="w1@host")
+    other = make_run(split, status=ModelRun.Status.RUNNING, worker="w2@host")
+    from django.utils import timezone
+
+    ModelRun.objects.filter(pk=other.pk).update(heartbeat_at=timezone.now())
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert runs_recover(worker="w1@host") == [lost.pk]
+    assert len(callbacks) == 1
+    lost.refresh_from_db()
+    other.refresh_from_db()
+    assert lost.status == ModelRun.Status.QUEUED and other.status == ModelRun.Status.RUNNING
+
+
+def test_it_fits_a_tuned_constant_on_another_split_and_records_it():
+    split = small_split("dev")
+    small_split("train", first_homonym=4)
+    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "train"})
+    run = run_execute(run.pk)
+    assert run.status == ModelRun.Status.SUCCEEDED
+    assert run.fitted_on["split"] == "train" and run.fitted_on["n_samples"] == 24
+    assert "tuned" in run.model_version
+
+
+def test_it_refuses_to_fit_on_the_split_it_scores():
+    split = small_split("dev")
+    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "dev"})
+    run = run_execute(run.pk)
+    assert run.status == ModelRun.Status.FAILED and FitOnScoredSamples.__name__ in run.error
+    assert run.predictions.count() == 0
