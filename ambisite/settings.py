@@ -115,6 +115,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     )
+    # Tests that start a real worker process need the test database in a file it can open.
+    if os.environ.get("SQLITE_TEST_NAME"):
+        DATABASES["default"]["TEST"] = {"NAME": os.environ["SQLITE_TEST_NAME"]}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
