@@ -14,5 +14,6 @@ urlpatterns = [
     path("s/", include(participant_patterns)),
     path("dashboards/", include("dashboards.urls")),
     path("prompts/", include("predictions.prompt_urls")),
+    path("runs/", include("predictions.urls")),
     path("", include("annotations.urls")),
 ]

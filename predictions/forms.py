@@ -1,0 +1,48 @@
+"""Forms for starting runs and training jobs from the site."""
+
+from __future__ import annotations
+
+import json
+
+from django import forms
+
+from annotations.models import Split
+
+from .backends import registry
+
+
+class JSONParamsField(forms.CharField):
+    def to_python(self, value):
+        text = (super().to_python(value) or "").strip() or "{}"
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc}") from exc
+        if not isinstance(parsed, dict):
+            raise forms.ValidationError("parameters must be a JSON object")
+        return parsed
+
+
+class RunForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    backend = forms.ChoiceField()
+    split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
+    params = JSONParamsField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"seed": 1}'}),
+        help_text='JSON, e.g. {"tune": true, "fit_split": "train"} for the tuned constant.',
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["backend"].choices = [(name, name) for name in sorted(registry())]
+
+
+class TrainForm(forms.Form):
+    name = forms.CharField(max_length=200, required=False)
+    split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
+    params = JSONParamsField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "placeholder": '{"epochs": 3}'}),
+        help_text="epochs, seed, batch_size, lr, max_seq_length, limit",
+    )

@@ -1,0 +1,129 @@
+"""Model run pages: list with scores, detail with live progress, start, cancel, retry."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from ambisite.access import researcher_required
+
+from .backends import UnknownBackend
+from .forms import RunForm, TrainForm
+from .models import ModelRun, TrainedModel
+from .services import run_cancel, run_create, run_retry
+from .training import trained_model_create
+
+
+def progress_of(run: ModelRun) -> dict:
+    return {
+        "id": run.pk,
+        "status": run.status,
+        "done": run.done,
+        "total": run.total,
+        "percent": round(run.percent, 1),
+        "rate": run.rate,
+        "eta_seconds": run.eta_seconds,
+        "error": run.error,
+        "scores": run.scores,
+        "finished": run.status not in ModelRun.ACTIVE,
+    }
+
+
+@researcher_required
+@require_GET
+def run_list(request: HttpRequest) -> HttpResponse:
+    page = Paginator(ModelRun.objects.with_split().order_by("-created_at", "-id"), 50)
+    context = {
+        "page": page.get_page(request.GET.get("page")),
+        "form": RunForm(),
+        "train_form": TrainForm(),
+        "trained": TrainedModel.objects.select_related("split__dataset")[:20],
+    }
+    return render(request, "predictions/run_list.html", context)
+
+
+@researcher_required
+@require_POST
+def run_start(request: HttpRequest) -> HttpResponse:
+    form = RunForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = run_create(
+                name=data["name"] or data["backend"],
+                backend=data["backend"],
+                params=data["params"],
+                split=data["split"],
+                created_by=request.user,
+            )
+        except (UnknownBackend, TypeError, ValueError) as exc:
+            form.add_error("params", str(exc))
+        else:
+            return redirect("runs:detail", run.pk)
+    page = Paginator(ModelRun.objects.with_split(), 50).get_page(1)
+    context = {"page": page, "form": form, "train_form": TrainForm(), "trained": []}
+    return render(request, "predictions/run_list.html", context, status=400)
+
+
+@researcher_required
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(ModelRun.objects.with_split(), pk=pk)
+    return render(request, "predictions/run_detail.html", {"run": run})
+
+
+@researcher_required
+@require_GET
+def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
+    return JsonResponse(progress_of(get_object_or_404(ModelRun, pk=pk)))
+
+
+@researcher_required
+@require_POST
+def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
+    run = run_cancel(run=get_object_or_404(ModelRun, pk=pk))
+    messages.info(request, f"Run {run.pk} is {run.status}.")
+    return redirect("runs:detail", run.pk)
+
+
+@researcher_required
+@require_POST
+def run_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(ModelRun, pk=pk)
+    try:
+        run = run_retry(run=run)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    return redirect("runs:detail", run.pk)
+
+
+@researcher_required
+@require_POST
+def train_start(request: HttpRequest) -> HttpResponse:
+    form = TrainForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            model = trained_model_create(
+                name=data["name"] or f"cross-encoder on {data['split']}",
+                split=data["split"],
+                params=data["params"],
+                created_by=request.user,
+            )
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.info(request, f"Training job {model.pk} queued.")
+    else:
+        messages.error(request, f"Training not started: {form.errors.as_text()}")
+    return redirect("runs:list")
+
+
+@researcher_required
+@require_GET
+def trained_model_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    model = get_object_or_404(TrainedModel.objects.select_related("split__dataset"), pk=pk)
+    return render(request, "predictions/trained_model_detail.html", {"model": model})
