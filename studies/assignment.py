@@ -17,6 +17,7 @@ database, never from a Python lock:
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -29,7 +30,8 @@ from annotations.models import Rating
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 
 RESERVE_ATTEMPTS = 8
-LOCK_ROUNDS = 6
+LOCK_ROUNDS = 3
+QUEUED_ROUNDS = 200
 
 
 class BatchUnavailable(Exception):
@@ -107,25 +109,32 @@ def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[
     return picked
 
 
-def _free_candidates(study: Study, skip_setups: set[int], skip_ids: set[int]) -> list[Candidate]:
+def _free_candidates(study: Study, skip_setups: set[int]) -> list[Candidate]:
     rows = (
         Slot.objects.filter(study=study, status=Slot.Status.FREE)
         .exclude(setup_id__in=skip_setups)
         .values_list("id", "setup_id", "number")
     )
-    return [Candidate(*row) for row in rows if row[0] not in skip_ids]
+    return [Candidate(*row) for row in rows]
 
 
-def _claim(study: Study, k: int, rng: random.Random) -> list[Candidate]:
-    """Lock ``k`` free slots of distinct setups, skipping rows other arrivals hold."""
+def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candidate]:
+    """Lock ``k`` free slots of distinct setups, skipping rows other arrivals hold.
+
+    Raises ``BatchUnavailable`` when the committed free slots cannot make a batch at all,
+    ``_Contended`` when they could but other arrivals hold the rows we need right now."""
     taken: list[Candidate] = []
     skipped: set[int] = set()
-    for _ in range(LOCK_ROUNDS):
+    for _ in range(rounds):
         need = k - len(taken)
-        pool = _free_candidates(study, {c.setup_id for c in taken}, skipped)
-        picks = choose(pool, need, rng)
+        pool = _free_candidates(study, {c.setup_id for c in taken})
+        picks = choose([c for c in pool if c.slot_id not in skipped], need, rng)
         if len(picks) < need:
-            break
+            if len(choose(pool, need, rng)) < need:
+                break
+            skipped.clear()  # the rows we need are held by others: look again shortly
+            time.sleep(rng.uniform(0.005, 0.03))
+            continue
         locked = set(
             Slot.objects.select_for_update(skip_locked=True)
             .filter(id__in=[c.slot_id for c in picks], status=Slot.Status.FREE)
@@ -135,16 +144,28 @@ def _claim(study: Study, k: int, rng: random.Random) -> list[Candidate]:
         skipped |= {c.slot_id for c in picks if c.slot_id not in locked}
         if len(taken) == k:
             return taken
-    raise BatchUnavailable("No batch of distinct setups is free.")
+    if len(choose(_free_candidates(study, set()), k, rng)) < k:
+        raise BatchUnavailable("No batch of distinct setups is free.")
+    raise _Contended
+
+
+class _Contended(Exception):
+    """Other arrivals hold the slots this one needs; back off and try again."""
 
 
 class _LostRace(Exception):
     pass
 
 
-def _reserve_once(participant: Participant, k: int, n_checks: int, rng: random.Random) -> None:
+def _reserve_once(participant: Participant, rng: random.Random, queued: bool) -> None:
     study = participant.study
-    slots = _claim(study, k, rng) if k else []
+    if queued:
+        # Colliding arrivals queue on the study row, so at most one of them holds partial
+        # batches while it waits; first-try arrivals never wait (they skip locked rows and
+        # give everything back when they cannot complete).
+        Study.objects.select_for_update().filter(pk=study.pk).first()
+    k, n_checks = study.samples_per_participant, study.attention_checks_per_batch
+    slots = _claim(study, k, rng, QUEUED_ROUNDS if queued else LOCK_ROUNDS) if k else []
     checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
     checks = rng.sample(checks, min(n_checks, len(checks)))
     positions = list(range(len(slots) + len(checks)))
@@ -167,19 +188,13 @@ def batch_reserve(*, participant: Participant, rng: random.Random | None = None)
     positions) or raise ``BatchUnavailable``. Call inside the transaction that created the
     participant, so a refused arrival leaves nothing behind."""
     rng = rng or random.Random()
-    study = participant.study
-    for _ in range(RESERVE_ATTEMPTS):
+    for attempt in range(RESERVE_ATTEMPTS):
         try:
-            with transaction.atomic():
-                _reserve_once(
-                    participant,
-                    study.samples_per_participant,
-                    study.attention_checks_per_batch,
-                    rng,
-                )
+            with transaction.atomic():  # a savepoint: a retry starts with no rows held
+                _reserve_once(participant, rng, queued=attempt > 0)
             return
-        except (_LostRace, IntegrityError):
-            continue
+        except (_LostRace, _Contended, IntegrityError):
+            time.sleep(rng.uniform(0, 0.02 * 2 ** min(attempt, 5)))
     raise BatchUnavailable("Could not reserve a batch; please try again.")
 
 

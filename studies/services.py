@@ -195,6 +195,7 @@ def _locked(participant: Participant) -> Participant:
 
 def _check_time(participant: Participant) -> None:
     """Time the participant out (committed) before refusing, when past the deadline."""
+    participant = Participant.objects.select_related("study").get(pk=participant.pk)
     if participant.is_active and participant.deadline() < timezone.now():
         with transaction.atomic():
             _expire(participant)

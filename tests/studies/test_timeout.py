@@ -1,0 +1,83 @@
+"""Abandoned sessions: their unrated slots go back to the pool after the time limit."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from annotations.models import Rating
+from studies import services
+from studies.models import Participant, Slot
+from studies.selectors import batch_items
+
+from .helpers import open_study, pid, qualify, rate_all
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _rate_first(participant: Participant, n: int) -> None:
+    checks = set(participant.attention_answers.values_list("position", flat=True))
+    items = [i for i in batch_items(participant) if i.position not in checks][:n]
+    for item in items:
+        services.item_save(
+            participant=participant, position=item.position, answer=services.Answer(score=2)
+        )
+
+
+def _age(participant: Participant, minutes: int) -> None:
+    Participant.objects.filter(pk=participant.pk).update(
+        started_at=timezone.now() - timedelta(minutes=minutes)
+    )
+
+
+def test_abandoned_slots_are_reused_by_the_next_arrival_after_the_timeout():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)  # 24 slots: 6 batches
+    quitters = [services.participant_arrive(study=study, pid=pid(n)) for n in range(6)]
+    for quitter in quitters:
+        qualify(quitter)
+        _rate_first(quitter, 1)  # one rating each, then they abandon
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(50))
+    released = set(
+        Slot.objects.filter(participant__in=quitters, status="reserved").values_list(
+            "id", flat=True
+        )
+    )
+    for quitter in quitters:
+        _age(quitter, 31)
+    newcomer = services.participant_arrive(study=study, pid=pid(51))  # expires the quitters
+    assert Participant.objects.filter(status="timed_out").count() == 6
+    assert set(newcomer.slots.values_list("id", flat=True)) <= released
+    assert Slot.objects.filter(participant__in=quitters, status="done").count() == 6
+    qualify(newcomer)
+    rate_all(newcomer)
+    assert Rating.objects.filter(rater__participant__study=study).count() == 6 + 4
+
+
+def test_the_command_times_out_sessions_and_a_late_save_is_refused():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    _age(participant, 31)
+    call_command("expire_study_sessions")
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.TIMED_OUT
+    assert Slot.objects.filter(study=study, status="free").count() == 24
+    with pytest.raises(services.SessionOver):
+        services.item_save(participant=participant, position=0, answer=services.Answer(score=1))
+    assert not Rating.objects.filter(rater=participant.rater).exists()
+
+
+def test_a_late_save_times_the_participant_out_even_without_the_command():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    _age(participant, 31)
+    with pytest.raises(services.SessionOver):
+        services.item_save(participant=participant, position=0, answer=services.Answer(score=1))
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.TIMED_OUT
+    assert not Slot.objects.filter(participant=participant, status="reserved").exists()
