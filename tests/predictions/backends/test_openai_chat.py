@@ -178,8 +178,8 @@ def test_the_comparative_prompt_scores_both_senses_of_a_story_in_one_call(server
     assert len(server.requests) == 3  # three stories, two senses each
     by_id = {s["id"]: o.score for s, o in zip(reordered, outs)}
     assert by_id == {"0": 5.0, "1": 2.0, "2": 5.0, "3": 2.0, "4": 5.0, "5": 2.0}
-    first = server.requests[0].body["messages"]
-    assert first == render(get_prompt("ambistory-comparative-v1"), batch[0], batch[1])
+    sent = [request.body["messages"] for request in server.requests]
+    assert render(get_prompt("ambistory-comparative-v1"), batch[0], batch[1]) in sent
 
 
 def test_the_comparative_prompt_scores_a_lone_sense_with_the_single_sample_prompt(server):
@@ -233,3 +233,30 @@ def test_a_timeout_is_retried(server):
     server.script(Reply.text("4", delay=0.6), Reply.text("2"))
     [out] = backend(server, timeout=0.2).predict_batch(samples(1))
     assert out.score == 2.0 and len(server.requests) == 2
+
+
+@pytest.mark.django_db
+def test_a_model_run_over_a_split_stores_scores_raw_answers_and_the_prompt_version(server):
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Split
+    from predictions.models import ModelRun
+    from predictions.runner import run_execute
+    from predictions.services import run_create
+
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
+    server.responder = lambda body: Reply.text('{"A": 4, "B": 2}')
+    params = {"base_url": server.base_url, "model": "tiny", "prompt": "ambistory-comparative-v1"}
+    run = run_create(
+        name="cmp", backend="openai_chat", params=params, split=Split.objects.get(name="dev")
+    )
+
+    run = run_execute(run.pk)
+
+    assert run.status == ModelRun.Status.SUCCEEDED, run.error
+    assert run.prompt_version == "ambistory-comparative-v1"
+    assert run.model_version == f"tiny via {server.base_url}"  # recorded before any request
+    scores = dict(run.predictions.values_list("sample__dataset_id", "score"))
+    assert scores == {"0": 4.0, "1": 2.0, "2": 4.0, "3": 2.0, "4": 4.0, "5": 2.0}
+    assert set(run.predictions.values_list("raw_output", flat=True)) == {'{"A": 4, "B": 2}'}
+    assert len(server.requests) == 3
+    assert run.scores["total"] == 6
