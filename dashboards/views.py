@@ -73,7 +73,7 @@ def item_explorer(request):
         "runs": runs,
         "sort": sort,
         "error_run": error_run,
-        "all_runs": ModelRun.objects.finished().order_by("id"),
+        "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
         "query": keep.urlencode(),
     }
     return render(request, "dashboards/items.html", {**context, "tab": "items"})

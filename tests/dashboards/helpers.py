@@ -23,11 +23,11 @@ DASHBOARD_URLS = [
 ]
 
 
-def import_setups(n_setups: int, split: str = "mini") -> Split:
+def import_setups(n_setups: int, split: str = "mini", prefix: str = "word") -> Split:
     """``n_setups`` whole setups (6 samples each, 5 imported ratings per sample)."""
     data = {}
     for k in range(n_setups):
-        data.update(ambistory_setup(6 * k, homonym=f"word{k}"))
+        data.update(ambistory_setup(6 * k, homonym=f"{prefix}{k}"))
     ambistory_import(samples=parse_ambistory(data), split=split)
     return Split.objects.get(name=split)
 

@@ -1,0 +1,66 @@
+"""The agreement page: alpha, mean SD, the human upper bound and friends."""
+
+from __future__ import annotations
+
+import statistics
+
+import krippendorff
+import numpy as np
+import pytest
+
+from annotations.services import rater_exclude
+from tests.dashboards.helpers import import_setups, study_ratings
+
+pytestmark = pytest.mark.django_db
+
+
+def figures(response) -> dict:
+    return {m["key"]: m for m in response.json()["metrics"]}
+
+
+def test_on_dev_it_shows_alpha_mean_sd_and_the_human_upper_bound(
+    researcher_client, dev_split, dev_json
+):
+    page = researcher_client.get("/dashboards/", {"split": dev_split.id})
+    html = page.content.decode()
+    for title in ("Krippendorff", "Mean SD per sample", "Human upper bound: accuracy (average"):
+        assert title in html
+    assert "Best-per-group upper bound not shown" in html  # imported: groups unknown
+    data = researcher_client.get("/dashboards/agreement.json", {"split": dev_split.id, "boot": 50})
+    got = figures(data)
+    # independent computations straight from the file
+    width = max(len(v["choices"]) for v in dev_json.values())
+    reliability = np.full((width, len(dev_json)), np.nan)
+    for j, sample in enumerate(dev_json.values()):
+        reliability[: len(sample["choices"]), j] = sample["choices"]
+    alpha = krippendorff.alpha(reliability_data=reliability, level_of_measurement="interval")
+    assert got["alpha"]["value"] == pytest.approx(alpha, abs=1e-9)
+    mean_sd = statistics.fmean(v["stdev"] for v in dev_json.values())
+    assert got["mean_sd"]["value"] == pytest.approx(mean_sd, abs=1e-9)
+    assert f"{mean_sd:.3f}" in html and f"{alpha:.3f}" in html
+    low, high = got["alpha"]["interval"]
+    assert low < alpha < high
+    assert data.json()["n_setups"] == 98 and data.json()["n_boot"] == 50
+    assert "best_accuracy" not in got and 0.5 < got["average_accuracy"]["value"] < 1
+
+
+def test_it_scores_a_dissenting_participant_against_the_others(researcher_client):
+    split = import_setups(1, split="hand")  # 6 samples with imported ratings
+    agree, dissent = [1, 1, 5, 5, 3, 2], [5, 5, 1, 1, 3, 4]
+    study_ratings(split, {"A": agree, "B": agree, "C": agree, "D": dissent})
+    from annotations.models import Rater
+
+    for rater in Rater.objects.filter(kind=Rater.Kind.IMPORTED):  # keep the participants only
+        rater_exclude(rater=rater, source="manual", reason="not part of this case")
+    got = figures(researcher_client.get("/dashboards/agreement.json", {"boot": 20}))
+    # by hand: A, B, C always inside the others' band; D inside only where all agree (1/6)
+    assert got["average_accuracy"]["value"] == pytest.approx((3 + 1 / 6) / 4)
+    assert got["best_accuracy"]["value"] == pytest.approx(1.0)
+    assert got["best_spearman"]["value"] == pytest.approx(1.0)
+    assert got["loo_spearman"]["value"] == pytest.approx((3 * 1 + -1) / 4)
+    html = researcher_client.get("/dashboards/").content.decode()
+    assert "best per group" in html and "Groups: 1 sets" in html
+    with_all = figures(
+        researcher_client.get("/dashboards/agreement.json", {"include_excluded": "on", "boot": 20})
+    )
+    assert with_all["alpha"]["value"] != got["alpha"]["value"]  # the toggle brings them back
