@@ -1,0 +1,63 @@
+"""The leaderboard and the setup view draw their charts in real headless Chromium."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import CONFORMANCE, screenshot
+
+CHART_READY = """(id) => {
+  const canvas = document.getElementById(id);
+  return !!canvas && canvas.width > 0 && canvas.height > 0 && !!Chart.getChart(canvas);
+}"""
+CELLS_READY = """() => {
+  const all = [...document.querySelectorAll('canvas.hist')];
+  return all.length === 6 && all.every((c) => c.width > 0 && Chart.getChart(c));
+}"""
+
+
+def log_in(page, live_server):
+    page.goto(f"{live_server.url}/accounts/login/?next=/dashboards/leaderboard/")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", "rita-password")
+    page.click("button[type=submit]")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_leaderboard_and_setup_view_render_their_charts(
+    live_server, page, researcher, dev_json
+):
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Split
+    from predictions.importers import predictions_import
+
+    ambistory_import(samples=parse_ambistory(dev_json), split="dev")
+    split = Split.objects.get(name="dev")
+    for name in ("pred_random.jsonl", "pred_boundary.jsonl"):
+        with open(CONFORMANCE / name, encoding="utf-8") as handle:
+            predictions_import(split=split, name=name, lines=handle)
+    log_in(page, live_server)
+    page.wait_for_selector("#leaderboard")
+    page.wait_for_function(CHART_READY, arg="chart-labels")
+    page.wait_for_function(CHART_READY, arg="chart-scatter")
+    page.wait_for_function(  # the bootstrap intervals arrived from their JSON endpoint
+        "() => /[0-9]/.test(document.querySelector('#leaderboard .ci-accuracy').textContent)"
+    )
+    assert "0.44727891156462585" in page.inner_text("#leaderboard")
+    points = page.evaluate(
+        "() => Chart.getChart(document.getElementById('chart-scatter'))"
+        ".data.datasets[0].data.length"
+    )
+    assert points > 0
+    screenshot(page, "dashboard-leaderboard")
+
+    setup_id = split.samples.order_by("position").first().story.setup_id
+    page.goto(f"{live_server.url}/dashboards/setups/{setup_id}/")
+    page.wait_for_function(CELLS_READY)
+    bars = page.evaluate(
+        "() => [...document.querySelectorAll('canvas.hist')].map("
+        "(c) => Chart.getChart(c).data.datasets[0].data.reduce((a, b) => a + b, 0))"
+    )
+    assert sum(bars) >= 30  # every rating of the six cells is drawn
+    screenshot(page, "dashboard-setup")
