@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -97,18 +98,21 @@ class OpenAIChatBackend(PredictorBackend):
         self.logprobs = bool(params.get("logprobs", False))
         self.top_logprobs = int(params.get("top_logprobs", 5))
         self.max_concurrency = max(1, int(params.get("max_concurrency", 4)))
+        # A batch is one thread pool's worth of work, so it must outnumber the workers.
+        self.batch_size = int(params.get("batch_size", max(16, 4 * self.max_concurrency)))
         self.max_retries = max(0, int(params.get("max_retries", 5)))
         self.backoff_base = float(params.get("backoff_base", 1.0))
         self.backoff_max = float(params.get("backoff_max", 60.0))
         self.retry_after_max = float(params.get("retry_after_max", 300.0))
         self.timeout = float(params.get("timeout", 60.0))
         default_tokens = 64 if self.prompt.is_comparative else 16
-        self.max_tokens = int(params.get("max_tokens", default_tokens))
+        self.max_tokens = int(params.get("max_tokens", default_tokens) or 0)
         self.temperature = params.get("temperature", 0)
         self.extra_body = dict(params.get("extra_body") or {})
         self.on_failure = params.get("on_failure", "fallback")
         self.fallback_score = float(params.get("fallback_score", 4.0))
         self.failures = 0
+        self._lock = threading.Lock()
         self.served_model = ""
         self.sleep: Callable[[float], None] = time.sleep
 
@@ -169,7 +173,8 @@ class OpenAIChatBackend(PredictorBackend):
         return PredictionOutput(score=parsing.parse_score(answer), raw_output=raw or answer)
 
     def _failure(self, sample: SampleDict, raw: str) -> PredictionOutput:
-        self.failures += 1
+        with self._lock:
+            self.failures += 1
         if self.on_failure == "raise":
             raise PredictionFailed(str(sample["id"]), raw)
         return PredictionOutput(score=self.fallback_score, raw_output=UNPARSED + raw)
@@ -197,7 +202,9 @@ class OpenAIChatBackend(PredictorBackend):
 
     # --- HTTP ------------------------------------------------------------------------------
     def request_body(self, messages: list[dict]) -> dict:
-        body = {"model": self.model, "messages": messages, "max_tokens": self.max_tokens}
+        body = {"model": self.model, "messages": messages}
+        if self.max_tokens:  # 0/null omits it, for APIs that want max_completion_tokens
+            body["max_tokens"] = self.max_tokens
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.logprobs:

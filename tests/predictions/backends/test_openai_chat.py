@@ -57,6 +57,7 @@ def test_it_sends_the_rendered_prompt_at_temperature_zero_and_parses_the_answer(
     assert request.body["temperature"] == 0
     assert request.body["messages"] == render(get_prompt("ambistory-b3-4shot-v1"), batch[0])
     assert "logprobs" not in request.body and "top_logprobs" not in request.body
+    assert request.body["max_tokens"] == 16
     assert request.headers["Authorization"] == "Bearer sk-test-key"
     assert chat.prompt_version == "ambistory-b3-4shot-v1"
     assert chat.model_version() == f"served-tiny via {server.base_url}"
@@ -215,6 +216,14 @@ def test_it_sends_no_authorization_header_without_a_key(server, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     backend(server).predict_batch(samples(1))
     assert "Authorization" not in server.requests[0].headers
+
+
+def test_extra_body_is_merged_and_a_null_max_tokens_is_left_out(server):
+    chat = backend(server, max_tokens=None, extra_body={"max_completion_tokens": 32})
+    chat.predict_batch(samples(1))
+    body = server.requests[0].body
+    assert "max_tokens" not in body and body["max_completion_tokens"] == 32
+    assert backend(server, max_concurrency=8).batch_size == 32
 
 
 def test_it_needs_a_model(monkeypatch):
