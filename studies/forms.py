@@ -26,6 +26,9 @@ class StudyForm(forms.ModelForm):
     homonyms = forms.CharField(
         required=False, help_text="Only these homonyms (comma-separated); empty = all."
     )
+    prolific_completion_url = forms.URLField(
+        assume_scheme="https", help_text="{code} is replaced by the completion or screen-out code."
+    )
     limit = forms.IntegerField(
         required=False, min_value=1, help_text="At most this many samples (whole setups)."
     )
