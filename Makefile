@@ -63,6 +63,7 @@ migrations-check: $(VENV)/.dev
 
 bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/score.py
+	$(BIN)/python bench/backends.py
 
 clean:
 	rm -rf $(VENV) var
