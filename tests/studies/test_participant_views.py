@@ -101,7 +101,10 @@ def test_a_double_next_and_a_resent_last_item_store_one_rating_each(client):
     assert last["Location"] == reverse("participate:done", args=[study.slug])
     resent = _answer_everything(client, study)
     assert resent["Location"] == reverse("participate:done", args=[study.slug])
-    assert Rating.objects.filter(rater=participant.rater).count() == 4
+    ratings = Rating.objects.filter(rater=participant.rater)
+    assert ratings.count() == 4
+    assert all(r.started_at and r.started_at <= r.created_at for r in ratings)
+    assert all(r.position is None for r in ratings)
     done = client.get(reverse("participate:done", args=[study.slug])).content.decode()
     assert "DONE1234" in done
 

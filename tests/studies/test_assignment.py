@@ -1,0 +1,61 @@
+"""The assignment rules on any database, including the compare-and-set path SQLite relies on."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from studies import assignment, services
+from studies.assignment import Candidate, choose
+from studies.models import Slot
+
+from .helpers import open_study, pid
+
+
+def test_choose_takes_one_slot_per_setup_and_prefers_fuller_setups_and_lower_numbers():
+    cands = [Candidate(slot_id=i, setup_id=i % 3, number=1 + i // 3) for i in range(9)]
+    cands.append(Candidate(slot_id=99, setup_id=7, number=1))  # a setup with one free slot
+    picked = choose(cands, 3, random.Random(1))
+    assert sorted(c.setup_id for c in picked) == [0, 1, 2]
+    assert all(c.number == 1 for c in picked)
+
+
+def test_choose_returns_fewer_when_there_are_not_enough_setups():
+    cands = [Candidate(slot_id=i, setup_id=0, number=i + 1) for i in range(5)]
+    assert len(choose(cands, 2, random.Random(1))) == 1
+
+
+@pytest.mark.django_db
+def test_samples_with_the_fewest_ratings_go_first():
+    study = open_study(4, per_participant=4, ratings=3, checks=0)
+    for n in range(6):  # 6 x 4 = 24 = one slot of every sample
+        services.participant_arrive(study=study, pid=pid(n))
+    taken = Slot.objects.filter(study=study).exclude(status="free")
+    assert set(taken.values_list("number", flat=True)) == {1}
+    assert taken.values("sample_id").distinct().count() == 24
+
+
+@pytest.mark.django_db
+def test_a_reservation_that_loses_a_race_is_retried_without_double_booking(monkeypatch):
+    """SQLite ignores row locks: a slot taken between reading and claiming makes the
+    compare-and-set update touch no row, and the whole reservation starts again."""
+    study = open_study(4, per_participant=4, ratings=2, checks=0)
+    first = services.participant_arrive(study=study, pid=pid(1))
+    stolen = first.slots.first()
+    real_claim = assignment._claim
+    calls = []
+
+    def stale_claim(study, k, rng, rounds):
+        got = real_claim(study, k, rng, rounds)
+        if not calls:
+            calls.append(1)
+            got[0] = Candidate(stolen.id, got[0].setup_id, got[0].number)
+        return got
+
+    monkeypatch.setattr(assignment, "_claim", stale_claim)
+    second = services.participant_arrive(study=study, pid=pid(2))
+    assert calls == [1]
+    assert second.slots.count() == 4 and stolen.id not in second.slots.values_list("id", flat=True)
+    stolen.refresh_from_db()
+    assert stolen.participant_id == first.pk

@@ -1,0 +1,141 @@
+"""End to end in real headless Chromium against a live server: Prolific arrival,
+qualification, rating by keyboard and mouse, reload, completion, screen-out and resume."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from annotations.models import Rating
+from studies.models import Participant
+from tests.conftest import screenshot
+
+from .helpers import open_study, pid
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def study():
+    return open_study(4, per_participant=4, ratings=3, checks=1, slug="demo")
+
+
+def arrive(page, live_server, prolific_pid: str) -> None:
+    page.goto(f"{live_server.url}/s/demo/?PROLIFIC_PID={prolific_pid}&STUDY_ID=st&SESSION_ID=se")
+
+
+def take_qualification(page, study, *, correct: bool) -> None:
+    page.click("#start-qualification")
+    for n, q in enumerate(study.check_questions.order_by("order", "id"), start=1):
+        score = q.expected if correct else 3
+        page.click(f'fieldset[data-question="{n}"] label:has(input[value="{score}"])')
+    page.click("#submit-qualification")
+
+
+def expected_checks(prolific_pid: str) -> dict[int, int]:
+    participant = Participant.objects.get(prolific_pid=prolific_pid)
+    return {a.position: a.question.expected for a in participant.attention_answers.all()}
+
+
+def progress(page) -> str:
+    return page.text_content("#progress").strip()
+
+
+def test_a_participant_rates_a_batch_by_keyboard_and_mouse_and_gets_the_code(
+    page, live_server, study
+):
+    arrive(page, live_server, pid(1))
+    assert "Introduction to the Plausibility Annotation Task" in page.content()
+    take_qualification(page, study, correct=True)
+    assert re.search(r"/s/demo/rate/0/$", page.url)
+    checks = expected_checks(pid(1))
+    assert progress(page) == "Finished Samples: 0/5"
+    assert page.locator("#story strong").count() == 1
+    assert "(as in:" in page.text_content("#meaning")
+    screenshot(page, "study-rating-desktop")
+    page.click("#show-guidelines")
+    assert page.locator("#guidelines-dialog").is_visible()
+    assert "The displayed meaning is the only plausible meaning" in page.text_content("dialog")
+    page.click("#close-guidelines")
+    page.keyboard.press(str(checks.get(0, 4)))  # item 0 by keyboard
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/rate/1/$"))
+    page.click(f"label:has(#score-{checks.get(1, 2)})")  # item 1 by mouse
+    page.check("#nonsensical")
+    page.fill("#comment", "odd story")
+    page.click("#next")
+    page.wait_for_url(re.compile(r"/rate/2/$"))
+    page.reload()  # nothing saved is lost
+    assert progress(page) == "Finished Samples: 2/5"
+    page.click("#back")
+    assert page.is_checked(f"#score-{checks.get(1, 2)}") and page.is_checked("#nonsensical")
+    assert page.input_value("#comment") == "odd story"
+    page.click("#next")
+    for pos in range(2, 5):
+        page.wait_for_url(re.compile(rf"/rate/{pos}/$"))
+        page.keyboard.press(str(checks.get(pos, 3)))
+        page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/done/$"))
+    assert page.text_content("#code").strip() == "DONE1234"
+    assert page.get_attribute("#prolific-link", "href").endswith("cc=DONE1234")
+    participant = Participant.objects.get(prolific_pid=pid(1))
+    assert participant.status == "finished"
+    assert Rating.objects.filter(rater=participant.rater).count() == 4
+    assert participant.attention_answers.get().passed is True
+    arrive(page, live_server, pid(1))  # coming back shows the code again
+    assert page.text_content("#code").strip() == "DONE1234"
+
+
+def test_the_rating_page_fits_a_phone(browser, live_server, study):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    try:
+        arrive(phone, live_server, pid(4))
+        take_qualification(phone, study, correct=True)
+        phone.wait_for_url(re.compile(r"/rate/0/$"))
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390
+        assert phone.locator("#next").is_visible()
+        screenshot(phone, "study-rating-phone")
+        phone.click("label:has(#score-3)")
+        phone.click("#next")
+        phone.wait_for_url(re.compile(r"/rate/1/$"))
+        assert progress(phone) == "Finished Samples: 1/5"
+    finally:
+        context.close()
+
+
+def test_a_wrong_qualification_answer_ends_with_the_screenout_code(page, live_server, study):
+    arrive(page, live_server, pid(2))
+    take_qualification(page, study, correct=False)
+    page.wait_for_url(re.compile(r"/screened-out/$"))
+    assert page.text_content("#code").strip() == "OUT98765"
+    assert page.get_attribute("#prolific-link", "href").endswith("cc=OUT98765")
+    page.goto(f"{live_server.url}/s/demo/rate/0/")
+    assert page.text_content("#code").strip() == "OUT98765"
+
+
+def test_a_returning_pid_resumes_where_it_left_off(browser, live_server, study):
+    first = browser.new_context()
+    tab = first.new_page()
+    arrive(tab, live_server, pid(3))
+    take_qualification(tab, study, correct=True)
+    checks = expected_checks(pid(3))
+    for pos in range(2):
+        tab.keyboard.press(str(checks.get(pos, 2)))
+        tab.keyboard.press("Enter")
+        tab.wait_for_url(re.compile(rf"/rate/{pos + 1}/$"))
+    story = tab.text_content("#story")
+    first.close()
+    second = browser.new_context()  # another browser, same Prolific PID
+    try:
+        tab = second.new_page()
+        arrive(tab, live_server, pid(3))
+        assert re.search(r"/rate/2/$", tab.url)
+        assert progress(tab) == "Finished Samples: 2/5"
+        assert tab.text_content("#story") == story
+        tab.click("#back")
+        assert tab.is_checked(f"#score-{checks.get(1, 2)}")
+    finally:
+        second.close()
