@@ -239,8 +239,8 @@ def test_retry_after_accepts_seconds_and_http_dates():
 
 
 def test_a_timeout_is_retried(server):
-    server.script(Reply.text("4", delay=0.6), Reply.text("2"))
-    [out] = backend(server, timeout=0.2).predict_batch(samples(1))
+    server.script(Reply.text("4", delay=3.0), Reply.text("2"))
+    [out] = backend(server, timeout=1.0).predict_batch(samples(1))
     assert out.score == 2.0 and len(server.requests) == 2
 
 
