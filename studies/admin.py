@@ -14,3 +14,23 @@ class ParticipantAdmin(admin.ModelAdmin):
     list_display = ("rater", "study", "status", "started_at", "finished_at")
     list_filter = ("status", "study")
     raw_id_fields = ("rater",)
+
+
+@admin.register(models.CheckQuestion)
+class CheckQuestionAdmin(admin.ModelAdmin):
+    list_display = ("homonym", "meaning", "expected", "tolerance", "study")
+    list_filter = ("study", "in_qualification", "as_attention_check")
+
+
+@admin.register(models.Slot)
+class SlotAdmin(admin.ModelAdmin):
+    list_display = ("study", "sample", "number", "status", "participant", "position")
+    list_filter = ("status", "study")
+    raw_id_fields = ("sample", "setup", "participant")
+
+
+@admin.register(models.AttentionAnswer)
+class AttentionAnswerAdmin(admin.ModelAdmin):
+    list_display = ("participant", "question", "score", "passed", "answered_at")
+    list_filter = ("passed",)
+    raw_id_fields = ("participant",)

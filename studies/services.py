@@ -82,10 +82,15 @@ def study_create(
 def study_update(*, study: Study, samples=None, by=None, **fields) -> Study:
     """Change settings; the sample set can only change while the study is a draft."""
     study = Study.objects.select_for_update().get(pk=study.pk)
+    started = study.status != Study.Status.DRAFT
     if samples is not None:
-        if study.status != Study.Status.DRAFT:
+        if started:
             raise StudyError("Samples can only be changed while the study is a draft.")
         _set_samples(study, samples)
+    if started and fields.get("ratings_per_sample", study.ratings_per_sample) < (
+        study.ratings_per_sample
+    ):
+        raise StudyError("Ratings per sample cannot go down once the study has been opened.")
     for name, value in fields.items():
         setattr(study, name, value)
     study.save()
@@ -136,7 +141,7 @@ def participant_toggle_exclusion(*, participant: Participant, by=None) -> bool:
     """Include an excluded participant again, or exclude an included one. Returns whether
     the participant's ratings count now. Slots follow, so samples keep N valid ratings."""
     rater = participant.rater
-    if Rater.objects.excluded().filter(pk=rater.pk).exists():
+    if _is_excluded(participant):
         rater_include(rater=rater, by=by)
         slots_restore(participant)
         return True
@@ -271,6 +276,16 @@ def _save_rating(participant: Participant, slot: Slot, answer: Answer) -> None:
         claimed = held.count()
     if claimed != 1:
         raise SessionOver("This item is no longer reserved for you.")
+    _rating_write(participant, slot, answer)
+    if slot.status == Slot.Status.VOID and not _is_excluded(participant):
+        slots_restore(participant)  # included again while still rating: count this one
+
+
+def _is_excluded(participant: Participant) -> bool:
+    return Rater.objects.excluded().filter(pk=participant.rater_id).exists()
+
+
+def _rating_write(participant: Participant, slot: Slot, answer: Answer) -> None:
     Rating.objects.update_or_create(
         rater_id=participant.rater_id,
         sample_id=slot.sample_id,

@@ -29,6 +29,7 @@ participant_patterns = (
         path("<slug:slug>/done/", views.done, name="done"),
         path("<slug:slug>/screened-out/", views.screened_out, name="screened_out"),
         path("<slug:slug>/timed-out/", views.timed_out, name="timed_out"),
+        path("<slug:slug>/closed/", views.closed, name="closed"),
     ],
     "participate",
 )

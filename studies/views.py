@@ -38,6 +38,8 @@ def _where(participant: Participant) -> str:
     if participant.is_active and participant.deadline() < timezone.now():
         services.participants_expire(study=participant.study)
         participant.refresh_from_db()
+    if participant.is_active and participant.study.status == Study.Status.CLOSED:
+        return reverse("participate:closed", args=[slug])
     name = {
         Participant.Status.STARTED: "welcome",
         Participant.Status.QUALIFIED: "rate_next",
@@ -107,7 +109,7 @@ def _require(request, slug: str, status: str):
     if participant is None:
         return study, None, redirect("participate:arrive", slug)
     late = participant.is_active and participant.deadline() < timezone.now()
-    if participant.status != status or late:
+    if participant.status != status or late or study.status == Study.Status.CLOSED:
         return study, None, redirect(_where(participant))
     return study, participant, None
 
@@ -249,6 +251,12 @@ def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
             "your remaining items were given to other participants. Please return to Prolific."
         ),
     )
+
+
+def closed(request: HttpRequest, slug: str) -> HttpResponse:
+    study = _study(slug)
+    text = "The researchers have closed this study. Thank you for your time."
+    return _problem(request, study, "This study is closed", text)
 
 
 def guidelines(request: HttpRequest, slug: str) -> HttpResponse:

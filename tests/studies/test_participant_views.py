@@ -150,3 +150,16 @@ def test_a_missing_score_is_not_saved(client):
     assert response.status_code == 200
     assert b"Please select a plausibility" in response.content
     assert not Rating.objects.exists()
+
+
+def test_a_closed_study_tells_active_participants_and_saves_nothing(client):
+    from studies import services
+
+    study = open_study()
+    client.get(arrive_url(study.slug))
+    qualify_by_post(client, study)
+    services.study_close(study=study)
+    response = _post_item(client, study, 0)
+    page = client.get(response["Location"], follow=True).content.decode()
+    assert "This study is closed" in page
+    assert not Rating.objects.exists()
