@@ -45,6 +45,7 @@ class HFCausalBackend(PredictorBackend):
         self.answer_prefix = str(params.get("answer_prefix", ""))
         self.model = self.tokenizer = self.device = None
         self.digit_ids: list[int] = []
+        self.boundary_checked = False
 
     # --- loading ---------------------------------------------------------------------------
     def prepare(self, fit_samples=None) -> None:
@@ -119,6 +120,23 @@ class HFCausalBackend(PredictorBackend):
             texts, return_tensors="pt", padding=True, add_special_tokens=special
         ).to(self.device)
 
+    def check_answer_boundary(self, text: str) -> None:
+        """Refuse a prompt after which a digit would not be the next token on its own.
+
+        The score reads the logits at the prompt's end, which is the probability of the answer
+        only if tokenising prompt + "4" gives the prompt's tokens followed by the "4" token.
+        """
+        special = not self.uses_chat_template()
+        base = self.tokenizer(text, add_special_tokens=special)["input_ids"]
+        for digit, digit_id in zip(DIGITS, self.digit_ids):
+            joined = self.tokenizer(text + digit, add_special_tokens=special)["input_ids"]
+            if joined != [*base, digit_id]:
+                raise ValueError(
+                    f"hf_causal: after this prompt {digit!r} is not a token of its own; "
+                    "set 'answer_prefix' (e.g. a space or a newline) so the answer starts cleanly"
+                )
+        self.boundary_checked = True
+
     # --- scoring ---------------------------------------------------------------------------
     def digit_logits(self, texts: list[str]) -> list[list[float]]:
         """Next-token logits of "1".."5" after each text (left padding, explicit positions)."""
@@ -138,8 +156,10 @@ class HFCausalBackend(PredictorBackend):
         self.prepare()
         outputs = []
         for start in range(0, len(samples), self.batch_size):
-            chunk = samples[start : start + self.batch_size]
-            for logits in self.digit_logits([self.prompt_text(s) for s in chunk]):
+            texts = [self.prompt_text(s) for s in samples[start : start + self.batch_size]]
+            if not self.boundary_checked:
+                self.check_answer_boundary(texts[0])
+            for logits in self.digit_logits(texts):
                 score, dist = parsing.softmax_expected(logits)
                 raw = " ".join(f"{d}:{p:.4f}" for d, p in zip(DIGITS, dist))
                 outputs.append(PredictionOutput(score=score, raw_output=raw, distribution=dist))

@@ -133,6 +133,14 @@ def test_it_uses_the_tokenizers_chat_template_when_there_is_one(tiny_chat_lm):
     assert "tiny-chat-llama" in backend.model_version()
 
 
+def test_it_refuses_a_prompt_after_which_a_digit_is_not_a_token_of_its_own(tiny_lm):
+    backend = get_backend("hf_causal", model_path=str(tiny_lm), answer_prefix="Score:")
+    with pytest.raises(ValueError, match="answer_prefix"):
+        backend.predict_batch(samples()[:1])
+    ok = get_backend("hf_causal", model_path=str(tiny_lm), answer_prefix="Score: ")
+    assert 1 <= ok.predict_batch(samples()[:1])[0].score <= 5
+
+
 def test_it_refuses_a_path_that_is_not_a_local_directory(tmp_path):
     backend = get_backend("hf_causal", model_path=str(tmp_path / "meta-llama/Llama-3.1-8B"))
     with pytest.raises(FileNotFoundError, match="not a local model directory"):
