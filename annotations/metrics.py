@@ -77,8 +77,8 @@ class UnitCounts:
 def unit_counts(table: RatingTable) -> UnitCounts:
     domain, value_idx = np.unique(table.score, return_inverse=True)
     n_units = int(table.sample.max()) + 1 if len(table) else 0
-    counts = np.zeros((n_units, len(domain)), dtype=np.int64)
-    np.add.at(counts, (table.sample, value_idx.ravel()), 1)
+    flat = table.sample * len(domain) + value_idx.ravel()
+    counts = np.bincount(flat, minlength=n_units * len(domain)).reshape(n_units, len(domain))
     unit_setup = np.zeros(n_units, dtype=np.int64)
     unit_setup[table.sample] = table.setup
     return UnitCounts(counts, domain, unit_setup)
@@ -161,12 +161,19 @@ def others_hits(table: RatingTable) -> np.ndarray:
     value_idx = np.searchsorted(uc.domain, table.score)
     others = uc.counts[table.sample].copy()
     others[np.arange(len(table)), value_idx] -= 1
-    keys = np.column_stack([value_idx, others])
-    distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+    # one integer per (rating value, multiset of the others): a mixed-radix code
+    radix = int(uc.counts.max()) + 1 if len(table) else 1
+    codes = value_idx.astype(np.int64)
+    scale = len(uc.domain)
+    for column in others.T:
+        codes = codes + column * scale
+        scale *= radix
+    distinct, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
     results = np.empty(len(distinct))
-    for k, row in enumerate(distinct):
-        labels = np.repeat(uc.domain, row[1:]).tolist()
-        results[k] = float(is_within_sd(float(uc.domain[row[0]]), labels)) if labels else np.nan
+    for k, row in enumerate(first):
+        labels = np.repeat(uc.domain, others[row]).tolist()
+        value = float(uc.domain[value_idx[row]])
+        results[k] = float(is_within_sd(value, labels)) if labels else np.nan
     return results[inverse.ravel()]
 
 
@@ -243,16 +250,24 @@ class AnnotatorScores:
 
 
 def sample_groups(table: RatingTable) -> np.ndarray:
-    """Group code of each sample: samples rated by exactly the same set of raters."""
-    order = np.lexsort((table.rater, table.sample))
-    cuts = np.flatnonzero(np.diff(table.sample[order])) + 1
-    keys: dict[bytes, int] = {}
+    """Group code of each sample: samples rated by exactly the same set of raters.
+
+    The set is fingerprinted by two exact sums of random 40-bit weights of its raters (plus the
+    set size), so grouping is vectorised; a collision needs two equal 80-bit sums.
+    """
     n_units = int(table.sample.max()) + 1 if len(table) else 0
-    groups = np.zeros(n_units, dtype=np.int64)
-    for chunk in np.split(order, cuts) if len(order) else []:
-        key = table.rater[chunk].tobytes()
-        groups[table.sample[chunk[0]]] = keys.setdefault(key, len(keys))
-    return groups
+    if not n_units:
+        return np.zeros(0, dtype=np.int64)
+    rng = np.random.default_rng(12345)
+    n_raters = int(table.rater.max()) + 1
+    keys = [
+        np.bincount(
+            table.sample, rng.integers(0, 2**62, n_raters)[table.rater] % 2**40, minlength=n_units
+        )
+        for _ in range(2)
+    ]
+    keys.append(np.bincount(table.sample, minlength=n_units).astype(float))
+    return np.unique(np.column_stack(keys), axis=0, return_inverse=True)[1].ravel()
 
 
 def annotator_scores(table: RatingTable, *, groups_known: bool) -> AnnotatorScores:
@@ -370,8 +385,8 @@ def split_half(table: RatingTable, seed: int = 0) -> dict[str, float]:
 
 # --- everything at once, with bootstrap intervals over setups -----------------------------
 
-BOOTSTRAP_ROW_BUDGET = 30_000_000  # rating-replicates; large data gets fewer replicates
-MIN_BOOTSTRAP = 50
+BOOTSTRAP_ROW_BUDGET = 10_000_000  # rating-replicates of the per-annotator figures
+MIN_BOOTSTRAP = 20
 
 
 @dataclass
@@ -384,6 +399,7 @@ class Agreement:
     n_samples: int
     n_setups: int
     n_boot: int
+    n_boot_annotators: int
     groups_known: bool
     n_groups: int
     loo: dict[str, float]
@@ -391,12 +407,6 @@ class Agreement:
 
 def _setup_sums(unit_setup: np.ndarray, columns: np.ndarray, n_setups: int) -> np.ndarray:
     return np.column_stack([np.bincount(unit_setup, col, minlength=n_setups) for col in columns.T])
-
-
-def _pearson_from_sums(t: np.ndarray) -> float:
-    n, sa, sb, saa, sbb, sab = t
-    cov, va, vb = n * sab - sa * sb, n * saa - sa * sa, n * sbb - sb * sb
-    return float(cov / np.sqrt(va * vb)) if va > 0 and vb > 0 else float("nan")
 
 
 class _Resampler:
@@ -419,21 +429,29 @@ class _Resampler:
         )
         self.row_setup = table.setup[ann.rows]
 
-    def fixed(self, w: np.ndarray) -> dict[str, float]:
-        alpha = _alpha_from_parts((w @ self.alpha)[None, :])[0]
-        sd_sum, sd_n = w @ self.sd
-        r = _pearson_from_sums(w @ self.halves)
-        return {
-            "alpha": float(alpha),
-            "mean_sd": float(sd_sum / sd_n) if sd_n else float("nan"),
-            "split_half": spearman_brown(r) if not np.isnan(r) else float("nan"),
-        }
+    def fixed(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        """Alpha, mean SD and split-half for a (replicates x setups) weight matrix."""
+        alpha = _alpha_from_parts(weights @ self.alpha)
+        sd = weights @ self.sd
+        n, sa, sb, saa, sbb, sab = (weights @ self.halves).T
+        cov, va, vb = n * sab - sa * sb, n * saa - sa * sa, n * sbb - sb * sb
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = np.where((va > 0) & (vb > 0), cov / np.sqrt(va * vb), np.nan)
+            return {
+                "alpha": alpha,
+                "mean_sd": np.where(sd[:, 1] > 0, sd[:, 0] / sd[:, 1], np.nan),
+                "split_half": 2 * r / (1 + r),
+            }
 
 
 def agreement(
     table: RatingTable, *, groups_known: bool, n_boot: int = 1000, seed: int = 0
 ) -> Agreement:
-    """All agreement figures with percentile bootstrap 95% intervals over setups (seeded)."""
+    """All agreement figures with percentile bootstrap 95% intervals over setups (seeded).
+
+    Alpha, mean SD and split-half get ``n_boot`` replicates; the per-annotator figures
+    (upper bound, LOO Spearman) get fewer on large data (``n_boot_annotators``).
+    """
     ann = annotator_scores(table, groups_known=groups_known)
     ok_groups = _ok_groups(ann) if groups_known else None
     values = {
@@ -444,17 +462,21 @@ def agreement(
     }
     loo = loo_spearman(ann)
     values["loo_spearman"] = loo["mean"]
-    res = _Resampler(table, ann, seed)
-    n_boot = _replicates(n_boot, len(table)) if n_boot > 0 else 0
-    reps = _replicate(res, ann, ok_groups, n_boot, seed) if n_boot else {}
-    intervals = {key: _percentile(reps[key]) for key in values if key in reps}
+    intervals, n_annotator = {}, 0
+    n_setups = int(len(np.unique(table.setup)))
+    if n_boot > 0 and len(table):
+        res = _Resampler(table, ann, seed)
+        reps = _replicate(res, ann, ok_groups, n_boot, seed)
+        intervals = {key: _percentile(reps[key]) for key in values if key in reps}
+        n_annotator = _replicates(n_boot, len(ann.rows))
     return Agreement(
         values={k: (float("nan") if v is None else float(v)) for k, v in values.items()},
         intervals=intervals,
         n_ratings=len(table),
         n_samples=int(len(np.unique(table.sample))),
-        n_setups=res.n_setups,
-        n_boot=n_boot,
+        n_setups=n_setups,
+        n_boot=n_boot if n_boot > 0 else 0,
+        n_boot_annotators=n_annotator,
         groups_known=groups_known,
         n_groups=int(ok_groups.sum()) if ok_groups is not None else 0,
         loo=loo,
@@ -469,22 +491,35 @@ def _ok_groups(ann: AnnotatorScores) -> np.ndarray:
 
 
 def _replicates(n_boot: int, n_rows: int) -> int:
+    """Replicates of the per-annotator figures: their cost grows with the ratings."""
     if n_rows * n_boot <= BOOTSTRAP_ROW_BUDGET:
         return n_boot
     return max(MIN_BOOTSTRAP, BOOTSTRAP_ROW_BUDGET // max(n_rows, 1))
 
 
+def _setup_weights(rng, n_setups: int, n_boot: int) -> np.ndarray:
+    """Each row: how often each setup was drawn in one replicate (with replacement)."""
+    draws = rng.integers(0, n_setups, (n_boot, n_setups))
+    offsets = (np.arange(n_boot) * n_setups)[:, None]
+    flat = np.bincount((draws + offsets).ravel(), minlength=n_boot * n_setups)
+    return flat.reshape(n_boot, n_setups).astype(float)
+
+
 def _replicate(res: _Resampler, ann, ok_groups, n_boot: int, seed: int) -> dict[str, list]:
+    """All replicates of the cheap figures; the first ``_replicates(...)`` of them also
+    for the per-annotator figures (the same draws, so the figures stay paired)."""
     rng = np.random.default_rng(seed)
+    n_annotator = _replicates(n_boot, len(res.row_setup))
     reps: dict[str, list] = {}
-    for _ in range(n_boot):
-        w = np.bincount(rng.integers(0, res.n_setups, res.n_setups), minlength=res.n_setups)
-        w = w.astype(float)
-        figures = res.fixed(w)
-        figures.update(upper_bound_figures(ann, ok_groups, w[res.row_setup]))
-        figures["loo_spearman"] = figures["average_spearman"]
-        for key, value in figures.items():
-            reps.setdefault(key, []).append(value)
+    for start in range(0, n_boot, 100):
+        weights = _setup_weights(rng, res.n_setups, min(100, n_boot - start))
+        for key, values in res.fixed(weights).items():
+            reps.setdefault(key, []).extend(values.tolist())
+        for w in weights[: max(0, n_annotator - start)]:
+            figures = upper_bound_figures(ann, ok_groups, w[res.row_setup])
+            figures["loo_spearman"] = figures["average_spearman"]
+            for key, value in figures.items():
+                reps.setdefault(key, []).append(value)
     return reps
 
 

@@ -100,6 +100,7 @@ def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> 
         "n_samples": result.n_samples,
         "n_setups": result.n_setups,
         "n_boot": result.n_boot if n_boot else 0,
+        "n_boot_annotators": result.n_boot_annotators,
         "groups_known": result.groups_known,
         "n_groups": result.n_groups,
         "loo": result.loo,

@@ -20,6 +20,15 @@ from annotations.metrics import GroupedRanks, grouped_pearson
 from .evaluation import Score, is_within_sd, label_mean, score_lists
 
 LABELS = (1, 2, 3, 4, 5)
+BOOTSTRAP_ITEM_BUDGET = 20_000_000  # item-replicates; large runs get fewer replicates
+MIN_BOOTSTRAP = 100
+
+
+def replicates(n_boot: int, n_items: int) -> int:
+    """Replicates to draw: ``n_boot`` unless that exceeds the budget on large runs."""
+    if n_items * n_boot <= BOOTSTRAP_ITEM_BUDGET:
+        return n_boot
+    return max(MIN_BOOTSTRAP, BOOTSTRAP_ITEM_BUDGET // max(n_items, 1))
 
 
 def split_by_ending(
@@ -94,7 +103,7 @@ def run_intervals(
     res = _ItemResampler(labels, preds, setups)
     rng = np.random.default_rng(seed)
     acc, rho = [], []
-    for _ in range(n_boot):
+    for _ in range(replicates(n_boot, len(preds))):
         w = res.weights(rng)
         acc.append(res.accuracy(w))
         rho.append(res.spearman(w))
@@ -130,7 +139,7 @@ def paired_comparison(
     b_hits = np.array([is_within_sd(p, lab) for p, lab in zip(preds_b, labels)], float)
     rng = np.random.default_rng(seed)
     d_acc, d_rho = [], []
-    for _ in range(n_boot):
+    for _ in range(replicates(n_boot, len(preds_a))):
         w = a.weights(rng)
         d_acc.append(a.accuracy(w) - float((w * b_hits).sum() / w.sum()))
         d_rho.append(a.spearman(w) - a.spearman(w, b_ranks))

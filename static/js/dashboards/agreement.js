@@ -33,7 +33,8 @@
         if (cell) cell.textContent = m.interval ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—";
       }
       document.getElementById("boot-note").textContent =
-        `${data.n_boot} bootstrap replicates over ${data.n_setups} setups (seed ${data.seed}).`;
+        `${data.n_boot} bootstrap replicates over ${data.n_setups} setups (seed ${data.seed}); ` +
+        `the per-annotator figures use the first ${data.n_boot_annotators} of them.`;
     });
   }
 
