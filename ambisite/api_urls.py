@@ -1,9 +1,9 @@
 """The REST API, mounted at /api/v1/: one include per app, plus the schema and its UI."""
 
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from annotations.api.base import IsResearcher
+from annotations.api.base import IsResearcher, not_found
 
 urlpatterns = [
     path("", include("annotations.api.urls")),
@@ -18,4 +18,6 @@ urlpatterns = [
         SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsResearcher]),
         name="api-docs",
     ),
+    # Anything else under /api/v1/ answers JSON, not the site's HTML 404 page.
+    re_path(r"^", not_found),
 ]

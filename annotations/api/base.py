@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, viewsets
@@ -36,7 +38,7 @@ class IsResearcher(BasePermission):
 
 
 class ApiSchema(AutoSchema):
-    """AutoSchema that also documents 400/401/403/404 (and 409 for POST state changes)."""
+    """AutoSchema that also documents 400/401/403/404 (and 409/415 for POST)."""
 
     def _get_response_bodies(self, direction="response"):
         responses = super()._get_response_bodies(direction)
@@ -44,6 +46,7 @@ class ApiSchema(AutoSchema):
         errors = {"400": VALIDATION_ERROR, "401": ERROR, "403": ERROR, "404": ERROR}
         if self.method == "POST":
             errors["409"] = ERROR
+            errors["415"] = ERROR
         for code, serializer in errors.items():
             if code not in responses:
                 # Errors are always JSON, even where the success body is jsonl, CSV or zip.
@@ -70,3 +73,9 @@ class ReadOnlyViewSet(
     ApiMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     """List and retrieve, nothing else."""
+
+
+@csrf_exempt  # nothing to protect: it only ever answers 404
+def not_found(request, *args, **kwargs) -> JsonResponse:
+    """404 for unknown URLs under the API, as JSON like every other API error."""
+    return JsonResponse({"detail": "Not found."}, status=404)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 
 from annotations.api.base import ReadOnlyViewSet
@@ -32,6 +32,7 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
 
     serializer_class = serializers.ModelRunSerializer
     filterset_class = filters.ModelRunFilter
+    parser_classes = [JSONParser]  # ``params`` is a JSON object: forms cannot carry it
 
     def get_queryset(self):
         return ModelRun.objects.select_related("split__dataset", "created_by").order_by(
