@@ -48,7 +48,7 @@ def test_a_participant_rates_a_batch_by_keyboard_and_mouse_and_gets_the_code(
     arrive(page, live_server, pid(1))
     assert "Introduction to the Plausibility Annotation Task" in page.content()
     take_qualification(page, study, correct=True)
-    assert re.search(r"/s/demo/rate/0/$", page.url)
+    page.wait_for_url(re.compile(r"/s/demo/rate/0/$"))
     checks = expected_checks(pid(1))
     assert progress(page) == "Finished Samples: 0/5"
     assert page.locator("#story strong").count() == 1
@@ -121,6 +121,7 @@ def test_a_returning_pid_resumes_where_it_left_off(browser, live_server, study):
     tab = first.new_page()
     arrive(tab, live_server, pid(3))
     take_qualification(tab, study, correct=True)
+    tab.wait_for_url(re.compile(r"/rate/0/$"))
     checks = expected_checks(pid(3))
     for pos in range(2):
         tab.keyboard.press(str(checks.get(pos, 2)))
