@@ -1,7 +1,9 @@
-"""The ML engineer's stacked quality predictor (:mod:`predictions.ml`) as a backend.
+"""The ML engineer's stacked quality predictor (``predictions.ml.stacking``) as a backend.
 
-It loads a saved ``QualityPredictor`` (``QualityPredictor.load(dir)``) and predicts whole
-stories at a time, since its features compare the senses of one story.
+It loads a saved ``QualityPredictor`` (``QualityPredictor.load(dir)``: ranker fitted on
+train, calibrated on dev with folds grouped by homonym) or, with no saved one, fits a fresh
+predictor on the run's fit split (ranker and calibration both on that split). It predicts
+whole stories at a time, since its features compare the two senses of one story.
 """
 
 from __future__ import annotations
@@ -15,25 +17,32 @@ from .crossencoder import artifact_dir
 
 class QualityBackend(PredictorBackend):
     """Params: ``path`` (a saved QualityPredictor directory, absolute or under
-    ``ARTIFACT_ROOT``) or ``model`` (a TrainedModel id); ``batch_size`` (96)."""
+    ``ARTIFACT_ROOT``) or ``model`` (a TrainedModel id), or neither with a ``fit_split``;
+    ``cache`` (feature cache folder, optional); ``batch_size`` (96)."""
 
     name = "quality"
     version = "1"
     needs_whole_stories = True
 
-    def __init__(self, *, path: str = "", model: int | None = None, batch_size: int = 96):
-        super().__init__(path=path, model=model)
-        if model is None and not path:
-            raise ValueError("give the saved predictor as path=<directory> or model=<id>")
-        self.path, self.model_id, self.batch_size = path, model, int(batch_size)
+    def __init__(
+        self, *, path: str = "", model: int | None = None, cache: str = "", batch_size: int = 96
+    ):
+        super().__init__(path=path, model=model, cache=cache)
+        self.path, self.model_id, self.cache = path, model, cache or None
+        self.batch_size = int(batch_size)
         self.directory: Path | None = None
         self.predictor = None
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
-        from ..ml.quality import QualityPredictor
+        from ..ml.stacking import QualityPredictor
 
-        self.directory = artifact_dir(model=self.model_id, path=self.path)
-        self.predictor = QualityPredictor.load(self.directory)
+        if self.path or self.model_id is not None:
+            self.directory = artifact_dir(model=self.model_id, path=self.path)
+            self.predictor = QualityPredictor.load(self.directory, cache_dir=self.cache)
+        elif fit_samples:
+            self.predictor = QualityPredictor(cache_dir=self.cache).fit(list(fit_samples))
+        else:
+            raise ValueError("give a saved predictor (path=... or model=...) or a fit_split")
 
     def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:
         if self.predictor is None:
@@ -41,4 +50,5 @@ class QualityBackend(PredictorBackend):
         return [PredictionOutput(score=float(v)) for v in self.predictor.predict(list(samples))]
 
     def model_version(self) -> str:
-        return f"QualityPredictor at {self.directory or self.path}"
+        where = self.directory or "fitted on the run's fit split"
+        return f"QualityPredictor ({where})"

@@ -58,3 +58,18 @@ def test_it_predicts_with_frozen_minilm_embeddings(tmp_path):
     outputs = predict_samples(backend, [r.sample for r in rows], fit)
     assert len(outputs) == 6 and all(1 <= o.score <= 5 for o in outputs)
     assert (tmp_path / "emb.npz").is_file()
+
+
+def test_it_predicts_with_a_saved_quality_predictor(settings, tmp_path):
+    from predictions.backends import get_backend
+    from predictions.ml.stacking import QualityPredictor
+    from predictions.runner import predict_samples, split_rows
+
+    train = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]
+    dev = [r.sample for r in split_rows(small_split("dev", setups=1, first_homonym=4))]
+    settings.ARTIFACT_ROOT = tmp_path
+    QualityPredictor(cache_dir=tmp_path / "cache").fit(train).save(tmp_path / "quality")
+    backend = get_backend("quality", path="quality", cache=str(tmp_path / "cache"))
+    outputs = predict_samples(backend, dev)
+    assert len(outputs) == 6 and all(1 <= o.score <= 5 for o in outputs)
+    assert "quality" in backend.model_version()
