@@ -64,6 +64,7 @@ migrations-check: $(VENV)/.dev
 bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/backends.py
+	$(BIN)/python bench/dashboards.py
 
 clean:
 	rm -rf $(VENV) var

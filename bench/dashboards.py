@@ -1,0 +1,409 @@
+"""Benchmark: server time of every dashboard page and JSON endpoint.
+
+Phase 1 imports the AmbiStory train+dev data and two prediction files for dev into a scratch
+database and times each page (target: under 300 ms). Phase 2 adds a synthetic study of
+100,000 samples and 1,000,000 ratings (participants in batches of 30 samples, 10 ratings per
+sample, two model runs) and times each page again (target: under 3 s). Times are measured
+in-process with Django's test client (view, queries and template; no network): best of
+3 for train+dev, one request each at the large size, after importing scipy and krippendorff
+as a running server already has.
+
+The scratch database is ``<name>_bench`` next to DATABASE_URL when it points to PostgreSQL
+(bulk-loaded with COPY), else a scratch SQLite file under var/. It is dropped at the end.
+
+    python bench/dashboards.py [--samples 100000] [--per-sample 10] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+SMALL_TARGET, LARGE_TARGET = 0.300, 3.0
+
+
+def scratch_database() -> tuple[str, str]:
+    """``(kind, url)`` of a fresh scratch database, created here."""
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+
+        parts = urlparse(url)
+        name = parts.path.lstrip("/") + "_bench"
+        admin = urlunparse(parts._replace(path="/postgres"))
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return "postgresql", urlunparse(parts._replace(path=f"/{name}"))
+    path = ROOT / "var" / "bench-dashboards.sqlite3"
+    path.parent.mkdir(exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return "sqlite", f"sqlite:///{path}"
+
+
+def drop_database(kind: str, url: str) -> None:
+    from django.db import connections
+
+    connections.close_all()
+    if kind == "postgresql":
+        import psycopg
+
+        parts = urlparse(url)
+        admin = urlunparse(parts._replace(path="/postgres"))
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{parts.path.lstrip("/")}"')
+    else:
+        Path(urlparse(url).path).unlink(missing_ok=True)
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def load_ambistory() -> None:
+    import json
+
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Split
+    from predictions.importers import predictions_import
+
+    for split in ("train", "dev"):
+        with open(ROOT / "data" / "ambistory" / f"{split}.json", encoding="utf-8") as handle:
+            ambistory_import(samples=parse_ambistory(json.load(handle)), split=split)
+    dev = Split.objects.get(name="dev")
+    vectors = ROOT / "tests" / "vectors" / "scoring-conformance"
+    for name in ("pred_random.jsonl", "pred_boundary.jsonl"):
+        with open(vectors / name, encoding="utf-8") as handle:
+            predictions_import(split=dev, name=name, lines=handle)
+
+
+def pages(client) -> dict[str, str]:
+    from annotations.models import Setup
+    from predictions.models import ModelRun
+
+    setup = Setup.objects.order_by("-id").values_list("id", flat=True).first()
+    run = ModelRun.objects.finished().order_by("-id").values_list("id", flat=True).first()
+    return {
+        "agreement page": "/dashboards/",
+        "agreement intervals (1000 bootstrap)": "/dashboards/agreement.json",
+        "item explorer (by SD)": "/dashboards/items/?sort=sd",
+        "item explorer (by run error)": f"/dashboards/items/?sort=error&run={run}",
+        "setup view": f"/dashboards/setups/{setup}/",
+        "leaderboard": "/dashboards/leaderboard/",
+        "leaderboard intervals": "/dashboards/leaderboard/intervals.json",
+        "ending effects": "/dashboards/endings/",
+        "annotator quality": "/dashboards/annotators/",
+        "chart: rating histogram": "/dashboards/charts/rating-histogram.json",
+        "chart: homonym SD": "/dashboards/charts/homonym-sd.json",
+        "chart: model vs human": f"/dashboards/charts/model-vs-human.json?run={run}",
+        "chart: label distribution": "/dashboards/charts/label-distribution.json",
+        "chart: setup histograms": f"/dashboards/charts/setup-histograms.json?setup={setup}",
+    }
+
+
+def warm_up() -> None:
+    """A running server has imported these already; the first request should not pay."""
+    import krippendorff  # noqa: F401
+    import scipy.stats  # noqa: F401
+
+
+def time_pages(title: str, target: float, repeat: int) -> list[tuple[str, float]]:
+    """Best of ``repeat`` server times per page (the first one warms the database cache)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    print(f"\n{title} (target {target * 1000:.0f} ms per page)")
+    print(f"  {'page':40s} {'seconds':>9s} {'ratio':>7s}")
+    results = []
+    for label, url in pages(client).items():
+        took = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            response = client.get(url)
+            took = min(took, time.perf_counter() - start)
+            assert response.status_code == 200, (url, response.status_code)
+        results.append((label, took))
+        flag = "" if took <= target else "  over target"
+        print(f"  {label:40s} {took:9.3f} {took / target:7.2f}{flag}", flush=True)
+    return results
+
+
+def fast_insert(kind: str, table: str, columns: list[str], rows) -> None:
+    """COPY on PostgreSQL, executemany in one transaction on SQLite."""
+    from django.db import connection, transaction
+
+    with transaction.atomic(), connection.cursor() as cursor:
+        if kind == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+            batch = []
+            for row in rows:
+                batch.append(row)
+                if len(batch) == 50_000:
+                    cursor.executemany(sql, batch)
+                    batch = []
+            if batch:
+                cursor.executemany(sql, batch)
+
+
+def next_id(model) -> int:
+    from django.db.models import Max
+
+    return (model.objects.aggregate(m=Max("id"))["m"] or 0) + 1
+
+
+def reset_sequences(models) -> None:
+    from django.core.management.color import no_style
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for sql in connection.ops.sequence_reset_sql(no_style(), models):
+            cursor.execute(sql)
+
+
+def build_structure(kind: str, n_samples: int, split_id: int) -> tuple[int, int]:
+    """Homonyms, senses, setups, stories and samples; returns (first sample id, n_setups)."""
+    from annotations.models import Homonym, Sample, Sense, Setup, Story
+
+    n_setups = -(-n_samples // 6)
+    n_hom = max(1, n_setups // 8)
+    h0, se0, st0, so0, sa0 = (next_id(m) for m in (Homonym, Sense, Setup, Story, Sample))
+    fast_insert(
+        kind, "annotations_homonym", ["id", "form"], ((h0 + k, f"syn{k}") for k in range(n_hom))
+    )
+    fast_insert(
+        kind,
+        "annotations_sense",
+        ["id", "homonym_id", "gloss", "example_sentence"],
+        (
+            (se0 + 2 * k + j, h0 + k, f"sense {j} of syn{k}", f"The syn{k} ({j}).")
+            for k in range(n_hom)
+            for j in range(2)
+        ),
+    )
+    fast_insert(
+        kind,
+        "annotations_setup",
+        ["id", "homonym_id", "precontext", "sentence"],
+        (
+            (
+                st0 + i,
+                h0 + i % n_hom,
+                f"Synthetic story {i} begins here.",
+                f"Then the syn{i % n_hom} appeared ({i}).",
+            )
+            for i in range(n_setups)
+        ),
+    )
+    fast_insert(
+        kind,
+        "annotations_story",
+        ["id", "setup_id", "ending"],
+        (
+            (so0 + 3 * i + e, st0 + i, "" if e == 0 else f"Ending {e} of story {i}.")
+            for i in range(n_setups)
+            for e in range(3)
+        ),
+    )
+
+    def samples():
+        for pos in range(n_samples):
+            setup, cell = divmod(pos, 6)
+            story, sense = divmod(cell, 2)
+            yield (
+                sa0 + pos,
+                split_id,
+                so0 + 3 * setup + story,
+                se0 + 2 * (setup % n_hom) + sense,
+                str(pos),
+                f"syn-{pos}",
+                pos,
+            )
+
+    fast_insert(
+        kind,
+        "annotations_sample",
+        ["id", "split_id", "story_id", "sense_id", "dataset_id", "sample_id", "position"],
+        samples(),
+    )
+    reset_sequences([Homonym, Sense, Setup, Story, Sample])
+    return sa0, n_setups
+
+
+def build_raters(kind: str, n_batches: int, per_sample: int):
+    """Participants: each batch of samples is rated by its own ``per_sample`` raters."""
+    from django.utils import timezone
+
+    from annotations.models import Rater
+    from studies.models import Participant, Study
+
+    study = Study.objects.create(
+        slug="synthetic-bench",
+        title="Synthetic bench study",
+        status="closed",
+        completion_code="C",
+        screenout_code="S",
+    )
+    r0 = next_id(Rater)
+    now = timezone.now()
+    n_raters = n_batches * per_sample
+    fast_insert(
+        kind,
+        "annotations_rater",
+        ["id", "kind", "pseudonym", "created_at"],
+        ((r0 + k, "participant", f"syn-participant-{k}", now) for k in range(n_raters)),
+    )
+    reset_sequences([Rater])
+    Participant.objects.bulk_create(
+        [
+            Participant(study=study, rater_id=r0 + k, prolific_pid=f"SYN{k:07d}", status="finished")
+            for k in range(n_raters)
+        ],
+        batch_size=5000,
+    )
+    return study, r0, n_raters
+
+
+def build_study(kind: str, *, n_samples: int, per_sample: int, batch: int = 30) -> dict:
+    """A synthetic study: latent sample means, ratings around them, two model runs."""
+    import datetime as dt
+
+    import numpy as np
+    from django.utils import timezone
+
+    from annotations.models import Dataset, Rating, Split
+    from predictions.models import ModelRun, Prediction
+
+    rng = np.random.default_rng(11)
+    dataset = Dataset.objects.create(name="synthetic", title="Synthetic bench data")
+    split = Split.objects.create(dataset=dataset, name="synthetic")
+    sa0, _ = build_structure(kind, n_samples, split.id)
+    n_batches = -(-n_samples // batch)
+    study, r0, n_raters = build_raters(kind, n_batches, per_sample)
+    fast_insert(
+        kind,
+        "studies_studysample",
+        ["study_id", "sample_id"],
+        ((study.id, sa0 + pos) for pos in range(n_samples)),
+    )
+    truth = rng.uniform(1, 5, n_samples)
+    scores = np.clip(np.rint(truth[:, None] + rng.normal(0, 1, (n_samples, per_sample))), 1, 5)
+    seconds = rng.gamma(4, 3, (n_samples, per_sample))
+    start = timezone.now() - dt.timedelta(days=1)
+
+    def ratings():
+        for pos in range(n_samples):
+            first_rater = r0 + (pos // batch) * per_sample
+            for k in range(per_sample):
+                began = start + dt.timedelta(seconds=pos % batch * 20)
+                done = began + dt.timedelta(seconds=float(seconds[pos, k]))
+                yield (
+                    sa0 + pos,
+                    first_rater + k,
+                    int(scores[pos, k]),
+                    False,
+                    "",
+                    None,
+                    began,
+                    done,
+                    done,
+                )
+
+    fast_insert(
+        kind,
+        "annotations_rating",
+        [
+            "sample_id",
+            "rater_id",
+            "score",
+            "nonsensical",
+            "comment",
+            "position",
+            "started_at",
+            "created_at",
+            "updated_at",
+        ],
+        ratings(),
+    )
+    now = timezone.now()
+    for name, noise in (("synthetic-good", 0.7), ("synthetic-noisy", 1.5)):
+        run = ModelRun.objects.create(
+            name=name,
+            backend="import",
+            split=split,
+            status="succeeded",
+            done=n_samples,
+            total=n_samples,
+        )
+        preds = np.clip(truth + rng.normal(0, noise, n_samples), 1, 5)
+        fast_insert(
+            kind,
+            "predictions_prediction",
+            ["run_id", "sample_id", "score", "raw_output", "created_at"],
+            ((run.id, sa0 + pos, float(preds[pos]), "", now) for pos in range(n_samples)),
+        )
+    if kind == "postgresql":
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+    return {
+        "samples": n_samples,
+        "ratings": Rating.objects.count(),
+        "raters": n_raters,
+        "predictions": Prediction.objects.filter(run__split=split).count(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=100_000)
+    parser.add_argument("--per-sample", type=int, default=10)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    args = parser.parse_args()
+    kind, url = scratch_database()
+    print(f"scratch database: {kind} {urlparse(url).path}")
+    try:
+        setup_django(url)
+        start = time.perf_counter()
+        load_ambistory()
+        print(f"imported AmbiStory train+dev and 2 dev runs in {time.perf_counter() - start:.1f} s")
+        warm_up()
+        time_pages("AmbiStory train+dev", SMALL_TARGET, repeat=3)
+        start = time.perf_counter()
+        counts = build_study(kind, n_samples=args.samples, per_sample=args.per_sample)
+        print(
+            f"\nbuilt a synthetic study: {counts['samples']:,} samples, {counts['ratings']:,} "
+            f"ratings, {counts['raters']:,} participants, {counts['predictions']:,} predictions "
+            f"in {time.perf_counter() - start:.1f} s"
+        )
+        time_pages(f"synthetic study + train+dev ({kind})", LARGE_TARGET, repeat=1)
+    finally:
+        if not args.keep:
+            drop_database(kind, url)
+
+
+if __name__ == "__main__":
+    main()
