@@ -1,0 +1,146 @@
+"""Quality of the offline CPU predictors (predictions.ml) on the AmbiStory dev set.
+
+Everything is trained on train.json. Anything fitted on dev (a constant, component weights,
+the calibration map) is reported out-of-fold: GroupKFold(5) over dev grouped by homonym.
+The shipped artifact (ranker on train + calibrator on all of dev) goes to --out.
+
+    python bench/ml_quality.py                      # uses/trains var/models/ambistory/cross_encoder
+    python bench/ml_quality.py --no-cross-encoder   # features only (fast)
+
+Prints one line per stage and writes bench/results/ml_quality.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+
+from predictions.evaluation import score_lists  # noqa: E402
+from predictions.ml import crossencoder, encoder, features, stacking  # noqa: E402
+from predictions.ml.texts import story_text  # noqa: E402
+
+DATA = REPO.parent / "shared" / "data" / "ambistory"
+
+
+def _load(name: str, data_dir: Path) -> list[dict]:
+    return list(json.loads((data_dir / f"{name}.json").read_text()).values())
+
+
+def _score(name: str, dev: list[dict], preds, results: dict, **extra) -> None:
+    s = score_lists([d["choices"] for d in dev], [float(p) for p in preds])
+    row = {"accuracy": round(float(s.accuracy), 4), "spearman": None if s.spearman is None else round(float(s.spearman), 4), **extra}
+    results["stages"][name] = row
+    print(f"{name:<44} acc {row['accuracy']:.4f}  spearman {row['spearman']}", flush=True)
+
+
+def _oof_constant(dev: list[dict]) -> np.ndarray:
+    from sklearn.model_selection import GroupKFold
+
+    lo, hi = stacking.label_bounds(dev)
+    grid = np.arange(1.0, 5.001, 0.01)
+    out = np.zeros(len(dev))
+    groups = [d["homonym"] for d in dev]
+    for fit_idx, test_idx in GroupKFold(5).split(dev, groups=groups):
+        hits = [((c > lo[fit_idx]) & (c < hi[fit_idx])).sum() for c in grid]
+        out[test_idx] = grid[int(np.argmax(hits))]
+    return out
+
+
+def _throughput(dev: list[dict], n: int) -> float:
+    model = encoder.load_encoder()
+    texts_ = [story_text(d) + " " for d in dev[:n]]  # fresh strings, no cache
+    encoder.embed(texts_[:8], model=model)  # warm-up
+    start = time.perf_counter()
+    encoder.embed(texts_, model=model)
+    return len(texts_) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--out", type=Path, default=REPO / "var" / "models" / "ambistory")
+    ap.add_argument("--cache", type=Path, default=REPO / "var" / "cache" / "ml")
+    ap.add_argument("--ce-dir", type=Path, default=None, help="cross-encoder dir (default OUT/cross_encoder)")
+    ap.add_argument("--no-cross-encoder", action="store_true")
+    ap.add_argument("--ce-epochs", type=int, default=2)
+    ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_quality.json")
+    args = ap.parse_args()
+    encoder.set_offline(2)
+    train, dev = _load("train", args.data), _load("dev", args.data)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / ".gitignore").write_text("*\n")
+    results: dict = {
+        "command": "python bench/ml_quality.py " + " ".join(sys.argv[1:]),
+        "n_train": len(train),
+        "n_dev": len(dev),
+        "protocol": "fit on train; dev-fitted parts out-of-fold with GroupKFold(5) by homonym",
+        "python": platform.python_version(),
+        "stages": {},
+    }
+    t0 = time.perf_counter()
+
+    _score("tuned constant (OOF)", dev, _oof_constant(dev), results)
+
+    raw_dev = features.raw_features(dev, args.cache)
+    cos = raw_dev[:, features.RAW_NAMES.index("cos_story_sense")]
+    z_cos = stacking.antisymmetrise(cos, dev)
+    _score("embedding cos(story, sense) pair diff, raw", dev, z_cos, results)
+    _score("embedding cos(story, sense) pair diff + calib (OOF)", dev, stacking.grouped_oof(z_cos[:, None], dev), results)
+
+    qp = stacking.QualityPredictor(cache_dir=args.cache)
+    t = time.perf_counter()
+    qp.rank = stacking.RankModel(alpha=1.0).fit(train, features.raw_features(train, args.cache))
+    z_rank = qp.rank.score(dev, raw_dev)
+    results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
+    _score("MiniLM pair features + ridge (train), raw z", dev, z_rank, results)
+    _score("MiniLM pair features + ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
+    comps = z_rank[:, None]
+
+    if not args.no_cross_encoder:
+        ce_dir = args.ce_dir or (args.out / "cross_encoder")
+        if not (ce_dir / crossencoder.LOG_FILE).is_file():
+            crossencoder.train(train, ce_dir, epochs=args.ce_epochs, log=lambda m: print(m, flush=True))
+        log = json.loads((ce_dir / crossencoder.LOG_FILE).read_text())
+        results["cross_encoder"] = {"dir": str(ce_dir), **log}
+        ce = crossencoder.CrossEncoderModel.load(ce_dir)
+        t = time.perf_counter()
+        ce_dev = np.array(ce.predict(dev))
+        results["cross_encoder"]["predict_samples_per_s"] = round(len(dev) / (time.perf_counter() - t), 1)
+        _score("cross-encoder alone, raw rating", dev, ce_dev, results)
+        z_ce = stacking.antisymmetrise(ce_dev, dev, center=3.14)
+        _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(z_ce[:, None], dev), results)
+        comps = np.stack([z_rank, z_ce], 1)
+        qp._ce, qp.ce_dir = ce, os.path.relpath(ce_dir, args.out)
+
+    final = stacking.grouped_oof(comps, dev)
+    _score("FINAL ensemble + calib (OOF)", dev, final, results)
+
+    qp.calibrator = stacking.Calibrator().fit(comps, dev)
+    path = qp.save(args.out)
+    results["artifact"] = {"path": str(path), "calibrator": qp.calibrator.to_dict()}
+    results["embedding_samples_per_s"] = round(_throughput(dev, 256), 1)
+    print(f"embedding throughput: {results['embedding_samples_per_s']} samples/s", flush=True)
+    if "cross_encoder" in results:
+        secs = [e["seconds"] for e in results["cross_encoder"]["epochs"]]
+        print(f"cross-encoder seconds per epoch: {secs}", flush=True)
+    results["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote {args.results} and {path}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

