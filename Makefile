@@ -65,6 +65,7 @@ bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/score.py
 	$(BIN)/python bench/backends.py
 	$(BIN)/python bench/dashboards.py
+	$(BIN)/python bench/export_memory.py
 
 clean:
 	rm -rf $(VENV) var
