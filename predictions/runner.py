@@ -171,7 +171,8 @@ def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOu
 
 
 def record_progress(run_id: int, done: int, progress: Progress) -> None:
-    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING).update(
+    """Count, rate and heartbeat; ``done`` is kept true even for a run cancelled meanwhile."""
+    ModelRun.objects.filter(pk=run_id).update(
         done=done, rate=progress.rate(done), heartbeat_at=timezone.now()
     )
 

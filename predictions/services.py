@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -9,6 +11,8 @@ from annotations.models import Rater, Rating, Split
 
 from .evaluation import score_lists
 from .models import ModelRun
+
+log = logging.getLogger(__name__)
 
 
 def run_labels_and_predictions(run: ModelRun) -> tuple[list[list[int]], list[float]]:
@@ -46,10 +50,25 @@ def run_score(*, run: ModelRun) -> dict | None:
 
 # --- runs: create, enqueue, cancel, retry ------------------------------------------------
 def run_enqueue(run_id: int) -> None:
-    """Send the run to a worker once the surrounding transaction has committed."""
+    """Send the run to a worker once the surrounding transaction has committed.
+
+    If the broker cannot be reached the run is marked failed with the reason, so that it
+    can be retried once the broker is back.
+    """
     from .tasks import run_model
 
-    transaction.on_commit(lambda: run_model.delay(run_id))
+    def send() -> None:
+        try:
+            run_model.delay(run_id)
+        except Exception as exc:  # kombu raises many kinds; all mean "not queued"
+            log.exception("could not queue run %s", run_id)
+            ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.QUEUED).update(
+                status=ModelRun.Status.FAILED,
+                error=f"could not reach the task broker: {exc}",
+                finished_at=timezone.now(),
+            )
+
+    transaction.on_commit(send)
 
 
 @transaction.atomic

@@ -126,3 +126,36 @@ def test_it_imports_a_predictions_file_as_a_scored_run(files, tmp_path):
     call_command("import_predictions", str(path), "--split", "dev", "--name", "ext")
     run = ModelRun.objects.get(name="ext")
     assert run.predictions.count() == 24 and run.scores["total"] == 24
+
+
+@pytest.mark.django_db
+def test_it_derives_a_run_from_the_command_line_and_refuses_fitting_on_it(capsys):
+    small_split("dev")
+    for seed in (1, 2):
+        call_command(
+            "run_model",
+            "--backend",
+            "random",
+            "--split",
+            "dev",
+            "--now",
+            "--params",
+            json.dumps({"seed": seed}),
+        )
+    a, b = ModelRun.objects.order_by("pk")
+    call_command(
+        "derive_run", "stack", "--sources", f"{a.pk},{b.pk}", "--fit", "oof", "--folds", "4"
+    )
+    derived = ModelRun.objects.get(backend="derived:stack")
+    assert derived.fitted_on["mode"] == "oof" and derived.scores["total"] == 24
+    with pytest.raises(CommandError, match="split being scored"):
+        call_command(
+            "derive_run",
+            "calibrate",
+            "--sources",
+            str(a.pk),
+            "--fit",
+            "split",
+            "--fit-sources",
+            str(b.pk),
+        )
