@@ -188,7 +188,9 @@ class GroupedRanks:
     """
 
     def __init__(self, group: np.ndarray, x: np.ndarray):
-        self.order = np.lexsort((x, group))
+        # one integer sort instead of a lexsort: (group, rank of x) as a single key
+        x_code = np.unique(x, return_inverse=True)[1].ravel() if len(x) else x
+        self.order = np.argsort(group * (int(x_code.max()) + 1 if len(x) else 1) + x_code)
         g, xs = group[self.order], x[self.order]
         new_group = np.r_[True, g[1:] != g[:-1]] if len(g) else np.zeros(0, bool)
         new_run = new_group | (np.r_[True, xs[1:] != xs[:-1]] if len(xs) else new_group)
@@ -353,7 +355,8 @@ def split_halves(table: RatingTable, seed: int = 0) -> tuple[np.ndarray, np.ndar
     """Randomly split each sample's ratings into two halves; return ``(mean_a, mean_b, ok)``
     per sample (``ok``: the sample has at least two ratings)."""
     rng = np.random.default_rng(seed)
-    order = np.lexsort((rng.random(len(table)), table.sample))
+    # one float sort: the integer part orders samples, the random fraction shuffles within
+    order = np.argsort(table.sample + rng.random(len(table)) * 0.5)
     s = table.sample[order]
     n = np.bincount(table.sample)
     first = np.r_[0, np.flatnonzero(np.diff(s)) + 1] if len(s) else np.zeros(0, np.int64)

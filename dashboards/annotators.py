@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import DurationField, ExpressionWrapper, F, QuerySet, Subquery
+from django.db import connections
+from django.db.models import F, FloatField, Func, QuerySet, Subquery
 
 from annotations import metrics
 from annotations.models import Rater, RaterExclusion, Rating
@@ -36,20 +37,35 @@ class RaterRow:
     flags: list[str] = field(default_factory=list)
 
 
-def _duration():
-    return ExpressionWrapper(F("created_at") - F("started_at"), output_field=DurationField())
+class Seconds(Func):
+    """``created_at - started_at`` in seconds, as a float on every database."""
+
+    output_field = FloatField()
+    arity = 2
+    template = "EXTRACT(EPOCH FROM (%(expressions)s))"
+    arg_joiner = " - "
+
+    def as_sqlite(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler,
+            connection,
+            template="((julianday(%(expressions)s)) * 86400.0)",
+            arg_joiner=") - julianday(",
+            **extra,
+        )
 
 
 def _fetch(ratings: QuerySet[Rating]):
-    rows = list(
+    qs = (
         ratings.order_by()
-        .annotate(took=_duration())
+        .annotate(took=Seconds(F("created_at"), F("started_at")))
         .values_list("sample_id", "rater_id", "score", "sample__story__setup_id", "took")
     )
-    seconds = np.array(
-        [np.nan if r[4] is None else r[4].total_seconds() for r in rows], dtype=float
-    )
-    ints = np.array([r[:4] for r in rows], dtype=np.int64).reshape(-1, 4)
+    sql, params = qs.query.get_compiler(using=qs.db).as_sql()
+    with connections[qs.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = np.array(cursor.fetchall(), dtype=float).reshape(-1, 5)
+    ints = rows[:, :4].astype(np.int64)
     rater_ids, rater_code = np.unique(ints[:, 1], return_inverse=True)
     table = metrics.RatingTable(
         sample=metrics._codes(ints[:, 0]),
@@ -57,7 +73,7 @@ def _fetch(ratings: QuerySet[Rating]):
         score=ints[:, 2].astype(float),
         setup=metrics._codes(ints[:, 3]),
     )
-    return table, rater_ids, seconds
+    return table, rater_ids, rows[:, 4]
 
 
 def _per_rater(table: metrics.RatingTable, n: int) -> dict[str, np.ndarray]:

@@ -14,7 +14,7 @@ from predictions.models import ModelRun
 
 from . import leaderboard
 from .forms import sample_filter
-from .selectors import labels_by_sample, predictions_by_run
+from .selectors import finished_runs, labels_by_sample, predictions_by_run
 
 LABELS = [1, 2, 3, 4, 5]
 MAX_POINTS = 3000  # a scatter of more points tells no more and slows the browser
@@ -87,11 +87,11 @@ class ModelVsHuman(Chart):
         run = ModelRun.objects.finished().filter(pk=_int(params.get("run"))).first()
         if run is None:
             return {"points": [], "run": None}
-        form = sample_filter(params)
-        labels = labels_by_sample(form.ratings().filter(sample__split_id=run.split_id))
         preds = predictions_by_run([run])[run.id]
-        ids = [sid for sid in sorted(preds) if labels.get(sid)]
-        step = max(1, len(ids) // MAX_POINTS)
+        ids = sorted(preds)
+        chosen = ids[:: max(1, len(ids) // MAX_POINTS)]  # evenly spread, deterministic
+        form = sample_filter(params)
+        labels = labels_by_sample(form.ratings().filter(sample_id__in=chosen))
         points = [
             {
                 "x": label_mean(labels[sid]),
@@ -99,7 +99,8 @@ class ModelVsHuman(Chart):
                 "sd": round(label_sd(labels[sid]), 4),
                 "inside": is_within_sd(preds[sid], labels[sid]),
             }
-            for sid in ids[::step]
+            for sid in chosen
+            if labels.get(sid)
         ]
         return {"run": {"id": run.id, "name": run.name}, "points": points, "n": len(ids)}
 
@@ -110,14 +111,11 @@ class LabelDistribution(Chart):
     def data(self, params) -> dict:
         part = params.get("part") if params.get("part") in ("open", "ended") else "all"
         keep = sample_filter(params).keep_excluded
-        rows = [r for r in leaderboard.leaderboard(include_excluded=keep) if r.distribution]
-        series = [
-            {"name": r.run.name, "values": _percent(r.distribution[f"model_{part}"])} for r in rows
-        ]
-        if rows:
-            series.append(
-                {"name": "humans", "values": _percent(rows[0].distribution[f"human_{part}"])}
-            )
+        runs = leaderboard.runs_data(finished_runs(), include_excluded=keep)
+        dists = [(d.run, leaderboard.distributions(d)) for d in runs if d.labels]
+        series = [{"name": run.name, "values": _percent(d[f"model_{part}"])} for run, d in dists]
+        if dists:  # the humans of the first run's split
+            series.append({"name": "humans", "values": _percent(dists[0][1][f"human_{part}"])})
         return {"labels": LABELS, "series": series, "part": part}
 
 

@@ -70,7 +70,7 @@ def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[R
     return out
 
 
-def _distributions(data: RunData) -> dict[str, list[float]]:
+def distributions(data: RunData) -> dict[str, list[float]]:
     def pick(values, want):
         return [v for v, e in zip(values, data.ended) if want is None or e is want]
 
@@ -89,7 +89,7 @@ def leaderboard(*, include_excluded: bool = False) -> list[RunRow]:
             rows.append(RunRow(data, {"all": None, "open": None, "ended": None}, {}))
             continue
         parts = comparison.split_by_ending(data.labels, data.preds, data.ended)
-        rows.append(RunRow(data, parts, _distributions(data)))
+        rows.append(RunRow(data, parts, distributions(data)))
     return sorted(rows, key=lambda r: -(r.parts["all"].accuracy if r.parts["all"] else -1))
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from annotations.models import Rater, RaterExclusion, Rating, Sample
@@ -72,8 +74,14 @@ def test_ending_effects_list_setups_whose_endings_fail_first(researcher_client):
 def test_annotator_quality_flags_straight_lining_and_excludes_with_a_reason(researcher_client):
     split = import_setups(1)
     study_ratings(split, {"flat": [3] * 6, "extreme": [1, 5, 1, 5, 5, 1]})
+    for k, rating in enumerate(Rating.objects.filter(rater__pseudonym="flat").order_by("id")):
+        Rating.objects.filter(pk=rating.pk).update(
+            started_at=rating.created_at - timedelta(seconds=1 + k % 3)  # 1, 2, 3, 1, 2, 3
+        )
     response = researcher_client.get("/dashboards/annotators/")
     rows = {r.pseudonym: r for r in response.context["page"].object_list}
+    assert rows["flat"].median_seconds == pytest.approx(2.0, abs=0.01)
+    assert "fast" in rows["flat"].flags and rows["extreme"].median_seconds is None
     assert "straight-lining" in rows["flat"].flags
     assert "extremes only" in rows["extreme"].flags
     assert rows["flat"].items == 6
