@@ -46,7 +46,11 @@ class SampleFilterForm(forms.Form):
         return bool(self.is_bound and self.is_valid() and self.cleaned_data["include_excluded"])
 
     def ratings(self) -> QuerySet[Rating]:
+        """Ratings of the filtered samples; with a study chosen, only its participants'."""
         ratings = Rating.objects.filter(sample__in=self.samples())
+        study = self.cleaned_data.get("study") if self.is_bound and self.is_valid() else None
+        if study is not None:
+            ratings = ratings.filter(rater__participant__study=study)
         return ratings if self.keep_excluded else ratings.valid()
 
     def query_string(self) -> str:

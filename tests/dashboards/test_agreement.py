@@ -64,3 +64,20 @@ def test_it_scores_a_dissenting_participant_against_the_others(researcher_client
         researcher_client.get("/dashboards/agreement.json", {"include_excluded": "on", "boot": 20})
     )
     assert with_all["alpha"]["value"] != got["alpha"]["value"]  # the toggle brings them back
+
+
+def test_a_study_filter_uses_only_that_studys_participants(researcher_client):
+    from annotations.models import Rater
+    from studies.models import Participant, Study, StudySample
+
+    split = import_setups(1, split="studied")  # imported ratings on the same samples
+    raters = study_ratings(split, {"S1": [1, 1, 5, 5, 3, 2], "S2": [1, 2, 5, 4, 3, 2]})
+    study = Study.objects.create(slug="s", title="S", completion_code="c", screenout_code="x")
+    for k, rater in enumerate(raters):
+        Participant.objects.create(study=study, rater=rater, prolific_pid=f"P{k}")
+    for sample in split.samples.all():
+        StudySample.objects.create(study=study, sample=sample)
+    data = researcher_client.get("/dashboards/agreement.json", {"study": study.id, "boot": 10})
+    assert data.json()["n_ratings"] == 12  # not the 30 imported ratings
+    assert data.json()["groups_known"] is True
+    assert Rater.objects.filter(kind=Rater.Kind.IMPORTED).exists()
