@@ -135,3 +135,30 @@ def test_samples_short_of_ratings_are_listed(researcher_client):
     study = open_study(4, per_participant=4, ratings=2)
     page = researcher_client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert re.search(r'id="short">Samples short of ratings <small class="muted">24<', page)
+
+
+def test_a_researcher_edits_settings_and_check_tolerances_in_the_site(researcher_client):
+    study = services.study_create(title="t", slug="t", samples=unrated_setups(4))
+    url = reverse("studies:edit", args=[study.pk])
+    page = researcher_client.get(url)
+    assert page.status_code == 200
+    form = page.context["form"]
+    formset = page.context["formset"]
+    data = {name: value for name, value in form.initial.items() if value is not None}
+    data.update({"title": "Renamed", "endings": "all", "split": "", "homonyms": "", "limit": ""})
+    data.pop("id", None)
+    data.update({f"q-{k}": v for k, v in formset.management_form.initial.items()})
+    data["q-TOTAL_FORMS"] = len(formset.initial_forms)  # leave the blank extra form out
+    for i, sub in enumerate(formset.initial_forms):
+        for name in sub.fields:
+            value = {"id": sub.instance.pk, "study": study.pk}.get(name)
+            value = getattr(sub.instance, name, None) if value is None else value
+            if value is not None and value is not False and name != "DELETE":
+                data[f"q-{i}-{name}"] = value
+    data["q-0-tolerance"] = 0
+    response = researcher_client.post(url, data)
+    assert response.status_code == 302, response.context["formset"].errors
+    study.refresh_from_db()
+    assert study.title == "Renamed" and study.samples.count() == 24
+    first = study.check_questions.order_by("order", "id").first()
+    assert (first.homonym, first.tolerance) == ("hard", 0)
