@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 
 from annotations.models import Rating, Sample
 from predictions import comparison
-from predictions.evaluation import Score
+from predictions.evaluation import Score, label_mean
 from predictions.models import ModelRun
 
 from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_meta
@@ -71,13 +71,13 @@ def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[R
 
 
 def distributions(data: RunData) -> dict[str, list[float]]:
-    def pick(values, want):
-        return [v for v, e in zip(values, data.ended) if want is None or e is want]
-
+    """Table 6: rounded predictions and rounded human means, for all/open/ended stories."""
+    means = [label_mean(lab) for lab in data.labels]
     out = {}
     for name, want in (("all", None), ("open", False), ("ended", True)):
-        out[f"model_{name}"] = comparison.label_distribution(pick(data.preds, want))
-        out[f"human_{name}"] = comparison.human_distribution(pick(data.labels, want))
+        keep = [i for i, e in enumerate(data.ended) if want is None or e is want]
+        out[f"model_{name}"] = comparison.label_distribution([data.preds[i] for i in keep])
+        out[f"human_{name}"] = comparison.label_distribution([means[i] for i in keep])
     return out
 
 
