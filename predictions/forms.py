@@ -46,3 +46,37 @@ class TrainForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": '{"epochs": 3}'}),
         help_text="epochs, seed, batch_size, lr, max_seq_length, limit",
     )
+
+
+def run_ids(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.replace(" ", "").split(",") if part]
+    except ValueError:
+        raise forms.ValidationError("give run numbers separated by commas") from None
+
+
+class DeriveForm(forms.Form):
+    KINDS = [
+        ("calibrate", "calibrate"),
+        ("squash", "squash"),
+        ("pair_blend", "pair blend"),
+        ("stack", "stack"),
+    ]
+    FITS = [
+        ("oof", "out-of-fold on the same split, folds grouped by homonym"),
+        ("split", "on the fit runs (another split)"),
+        ("none", "not fitted: use params"),
+    ]
+
+    name = forms.CharField(max_length=200, required=False)
+    kind = forms.ChoiceField(choices=KINDS)
+    sources = forms.CharField(help_text="source run numbers, e.g. 3,5")
+    fit = forms.ChoiceField(choices=FITS)
+    fit_sources = forms.CharField(required=False, help_text="for 'split': the same backends' runs")
+    params = JSONParamsField(required=False, widget=forms.Textarea(attrs={"rows": 1}))
+
+    def clean_sources(self) -> list[int]:
+        return run_ids(self.cleaned_data["sources"])
+
+    def clean_fit_sources(self) -> list[int]:
+        return run_ids(self.cleaned_data.get("fit_sources") or "")

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 from ambisite.access import researcher_required
 
 from .backends import UnknownBackend
-from .forms import RunForm, TrainForm
+from .forms import DeriveForm, RunForm, TrainForm
 from .models import ModelRun, TrainedModel
+from .postprocess import run_derive
 from .services import run_cancel, run_create, run_retry
 from .training import trained_model_create
 
@@ -40,6 +41,7 @@ def run_list(request: HttpRequest) -> HttpResponse:
         "page": page.get_page(request.GET.get("page")),
         "form": RunForm(),
         "train_form": TrainForm(),
+        "derive_form": DeriveForm(),
         "trained": TrainedModel.objects.select_related("split__dataset")[:20],
     }
     return render(request, "predictions/run_list.html", context)
@@ -64,7 +66,7 @@ def run_start(request: HttpRequest) -> HttpResponse:
         else:
             return redirect("runs:detail", run.pk)
     page = Paginator(ModelRun.objects.with_split(), 50).get_page(1)
-    context = {"page": page, "form": form, "train_form": TrainForm(), "trained": []}
+    context = {"page": page, "form": form, "train_form": TrainForm(), "derive_form": DeriveForm()}
     return render(request, "predictions/run_list.html", context, status=400)
 
 
@@ -127,3 +129,35 @@ def train_start(request: HttpRequest) -> HttpResponse:
 def trained_model_detail(request: HttpRequest, pk: int) -> HttpResponse:
     model = get_object_or_404(TrainedModel.objects.select_related("split__dataset"), pk=pk)
     return render(request, "predictions/trained_model_detail.html", {"model": model})
+
+
+def _runs(ids: list[int]) -> list[ModelRun]:
+    found = ModelRun.objects.in_bulk(ids)
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        raise ValueError(f"no run {missing[0]}")
+    return [found[pk] for pk in ids]
+
+
+@researcher_required
+@require_POST
+def run_derive_view(request: HttpRequest) -> HttpResponse:
+    form = DeriveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Nothing derived: {form.errors.as_text()}")
+        return redirect("runs:list")
+    data = form.cleaned_data
+    try:
+        run = run_derive(
+            name=data["name"] or f"{data['kind']} of {data['sources']}",
+            kind=data["kind"],
+            sources=_runs(data["sources"]),
+            fit=data["fit"],
+            fit_sources=_runs(data["fit_sources"]) or None,
+            params=data["params"],
+            created_by=request.user,
+        )
+    except ValueError as exc:  # FitOnScoredSamples is a ValueError too
+        messages.error(request, f"Nothing derived: {exc}")
+        return redirect("runs:list")
+    return redirect("runs:detail", run.pk)

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.django_db
 def test_it_trains_a_cross_encoder_and_stores_the_artifact_with_its_log(settings, tmp_path):
     settings.ARTIFACT_ROOT = tmp_path / "artifacts"
     train, dev = small_split("train", setups=3), small_split("dev", setups=1, first_homonym=4)
-    job = trained_model_create(name="tiny", split=train, params={"epochs": 1, "limit": 16})
+    job = trained_model_create(
+        name="tiny", split=train, params={"epochs": 1, "limit": 16, "max_seq_length": 96}
+    )
     model = trained_model_train(model_id=job.pk)
     assert model.status == "succeeded", model.error
     assert model.n_samples == 16 and model.path == f"crossencoder/{model.pk}"

@@ -116,3 +116,20 @@ def test_it_queues_a_training_job_from_the_site(
     assert len(callbacks) == 1
     page = researcher_client.get(reverse("runs:trained_model", args=[model.pk])).content.decode()
     assert "Training log" in page
+
+
+def test_it_derives_a_stacked_run_from_the_site_and_refuses_fitting_on_scored_samples(
+    researcher_client, split
+):
+    from predictions.runner import run_execute
+
+    a, b = (run_execute(queued_run(split, params={"seed": s}).pk) for s in (1, 2))
+    form = {"kind": "stack", "sources": f"{a.pk}, {b.pk}", "fit": "oof", "params": ""}
+    response = researcher_client.post(reverse("runs:derive"), form)
+    derived = ModelRun.objects.get(backend="derived:stack")
+    assert response.url == reverse("runs:detail", args=[derived.pk])
+    assert derived.fitted_on["grouped_by"] == "homonym" and derived.scores["total"] == 24
+    form = {"kind": "calibrate", "sources": str(a.pk), "fit": "split", "fit_sources": str(b.pk)}
+    page = researcher_client.post(reverse("runs:derive"), form, follow=True).content.decode()
+    assert "split being scored" in page
+    assert ModelRun.objects.filter(backend__startswith="derived:").count() == 1
