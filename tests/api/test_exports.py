@@ -34,6 +34,11 @@ def test_the_dev_reference_equals_the_official_solution_byte_for_byte(api, dev_s
     assert ambistory == dev_json
 
 
+def test_a_client_asking_for_the_files_own_type_gets_the_file(api, small_split):
+    response = api.get("/api/v1/exports/reference.jsonl?split=dev", HTTP_ACCEPT="application/jsonl")
+    assert streamed(response).startswith(b'{"id": "0", "label": [1, 3, 4, 2, 5]}\n')
+
+
 def test_it_answers_404_for_an_unknown_split_and_400_without_one(api, small_split):
     assert api.get("/api/v1/exports/reference.jsonl", {"split": "test"}).status_code == 404
     response = api.get("/api/v1/exports/ambistory.json")
