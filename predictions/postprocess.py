@@ -86,32 +86,25 @@ def _check_sources(kind: str, sources, fit_sources, fit: str) -> None:
             raise FitOnScoredSamples("the fit runs are on the split being scored; use fit='oof'")
 
 
-def derive_values(
-    kind: str, sources, *, fit: str, fit_sources=None, params: dict | None = None, folds: int = 5
-) -> tuple[list, np.ndarray, dict]:
-    """(target rows, derived values, fitted_on) without writing anything."""
-    _check_sources(kind, sources, fit_sources, fit)
-    transform = TRANSFORMS[kind]
-    rows, X = _features(kind, sources)
-    runs = {"runs": [r.pk for r in sources]}
-    if fit == "none":
-        return rows, transform.apply(params or {}, X), {"mode": "none", **runs}
-    if fit == "split":
-        fit_rows, fit_X = _features(kind, fit_sources)
-        if {r[0] for r in fit_rows} & {r[0] for r in rows}:
-            raise FitOnScoredSamples("the fit samples overlap the samples being scored")
-        labels = _labels([r[0] for r in fit_rows])
-        keep = [i for i, r in enumerate(fit_rows) if labels.get(r[0])]
-        fitted = transform.fit(fit_X[keep], [labels[fit_rows[i][0]] for i in keep])
-        fitted_on = {
-            "mode": "split",
-            "split_id": fit_sources[0].split_id,
-            "split": str(fit_sources[0].split),
-            "fit_runs": [r.pk for r in fit_sources],
-            "n_samples": len(keep),
-            "params": _jsonable(fitted),
-        }
-        return rows, transform.apply(fitted, X), {**fitted_on, **runs}
+def _fit_on_split(transform, kind: str, rows, X, fit_sources) -> tuple[np.ndarray, dict]:
+    fit_rows, fit_X = _features(kind, fit_sources)
+    if {r[0] for r in fit_rows} & {r[0] for r in rows}:
+        raise FitOnScoredSamples("the fit samples overlap the samples being scored")
+    labels = _labels([r[0] for r in fit_rows])
+    keep = [i for i, r in enumerate(fit_rows) if labels.get(r[0])]
+    fitted = transform.fit(fit_X[keep], [labels[fit_rows[i][0]] for i in keep])
+    fitted_on = {
+        "mode": "split",
+        "split_id": fit_sources[0].split_id,
+        "split": str(fit_sources[0].split),
+        "fit_runs": [r.pk for r in fit_sources],
+        "n_samples": len(keep),
+        "params": _jsonable(fitted),
+    }
+    return transform.apply(fitted, X), fitted_on
+
+
+def _fit_out_of_fold(transform, rows, X, sources, folds: int) -> tuple[np.ndarray, dict]:
     labels = _labels([r[0] for r in rows])
     if any(not labels.get(r[0]) for r in rows):
         raise ValueError("fit='oof' needs human ratings for every sample of the split")
@@ -123,7 +116,23 @@ def derive_values(
         "split": str(sources[0].split),
         "split_id": sources[0].split_id,
     }
-    return rows, values, {**fitted_on, **runs}
+    return values, fitted_on
+
+
+def derive_values(
+    kind: str, sources, *, fit: str, fit_sources=None, params: dict | None = None, folds: int = 5
+) -> tuple[list, np.ndarray, dict]:
+    """(target rows, derived values, fitted_on) without writing anything."""
+    _check_sources(kind, sources, fit_sources, fit)
+    transform = TRANSFORMS[kind]
+    rows, X = _features(kind, sources)
+    if fit == "none":
+        values, fitted_on = transform.apply(params or {}, X), {"mode": "none"}
+    elif fit == "split":
+        values, fitted_on = _fit_on_split(transform, kind, rows, X, fit_sources)
+    else:
+        values, fitted_on = _fit_out_of_fold(transform, rows, X, sources, folds)
+    return rows, values, {**fitted_on, "runs": [r.pk for r in sources]}
 
 
 def _jsonable(value):
