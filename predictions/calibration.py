@@ -68,9 +68,16 @@ def squash(
     center: float = 3.0,
     steepness: float = 2.0,
 ) -> np.ndarray:
-    """A logistic map into (low, high): strictly increasing, so it keeps every rank."""
-    z = np.clip(steepness * (np.asarray(values, dtype=float) - center), -60, 60)
-    return low + (high - low) / (1.0 + np.exp(-z))
+    """A logistic map into [low, high] that keeps every rank.
+
+    Where the logistic saturates, floats would tie distinct inputs; a tiny arctan term (at
+    most 1e-6 of the band) keeps the map strictly increasing there, so Spearman holds.
+    """
+    x = np.asarray(values, dtype=float)
+    z = np.clip(steepness * (x - center), -700, 700)
+    tie_break = 0.5 + np.arctan(x - center) / np.pi  # in (0, 1), strictly increasing
+    width = (high - low) * (1.0 - EPSILON_SLOPE)
+    return low + width / (1.0 + np.exp(-z)) + (high - low) * EPSILON_SLOPE * tie_break
 
 
 def accuracy(labels, values: Sequence[float]) -> float:

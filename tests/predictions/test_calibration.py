@@ -102,3 +102,10 @@ def test_it_stacks_runs_with_ridge_weights_that_favour_the_better_run():
     params = cal.stack_fit(X, [[t] for t in truth])
     assert abs(params["coef"][0]) > 5 * abs(params["coef"][1])
     assert np.abs(cal.stack_transform(params, X) - truth).mean() < 0.4
+
+
+def test_it_keeps_ranks_even_where_the_squash_saturates():
+    x = np.linspace(2.0, 4.0, 500)
+    out = cal.squash(x, low=1.95, high=4.05, center=3.0, steepness=200.0)
+    assert len(set(out.tolist())) == 500 and np.all(np.diff(out) > 0)
+    assert out.min() >= 1.95 and out.max() <= 4.05
