@@ -12,7 +12,7 @@ import io
 import json
 from collections.abc import Iterator
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, QuerySet
 
 from .models import RaterExclusion, Rating
 
@@ -53,8 +53,9 @@ def ratings_for_export(
     if not include_excluded:
         ratings = ratings.valid()
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
+    # Study ratings have no position: last in every database (SQLite sorts NULL first).
     return ratings.annotate(rater_excluded=Exists(active)).order_by(
-        "sample__split_id", "sample__position", "position", "id"
+        "sample__split_id", "sample__position", F("position").asc(nulls_last=True), "id"
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Exists, OuterRef, Prefetch
+from django.db.models import Count, Exists, F, OuterRef, Prefetch
 
 from annotations.models import Dataset, RaterExclusion, Rating, Sample, Setup, Split
 
@@ -65,5 +65,5 @@ class RatingViewSet(ReadOnlyViewSet):
         return (
             Rating.objects.select_related("rater", "sample__split__dataset")
             .annotate(rater_excluded=Exists(active))
-            .order_by("sample_id", "position", "id")
+            .order_by("sample_id", F("position").asc(nulls_last=True), "id")
         )
