@@ -3,11 +3,9 @@ answers: no means, no other raters' answers, no model scores."""
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection
 from django.db.models import Count, Q, QuerySet
 
 from annotations.models import Rater, Rating, Sample
@@ -135,38 +133,15 @@ def attention_failures(study: Study) -> QuerySet[AttentionAnswer]:
     )
 
 
-def study_samples_with_stats(study: Study) -> QuerySet[Sample] | list[Sample]:
+def study_samples_with_stats(study: Study) -> QuerySet[Sample]:
     """The study's samples with valid-rating stats (excluded raters leave the mean/SD)."""
-    samples = Sample.objects.filter(studies=study).with_related().order_by("position")
-    if connection.vendor == "sqlite":
-        return _sqlite_stats(samples)
-    return samples.with_stats()
-
-
-def _sqlite_stats(samples: QuerySet[Sample]) -> list[Sample]:
-    """SQLite's STDDEV_SAMP raises on fewer than two values, which a running study always
-    has, so on SQLite (the demo) the SD is computed here from the same valid ratings."""
-    rows = list(samples)
-    scores: dict[int, list[int]] = {}
-    for sid, score in (
-        Rating.objects.valid().filter(sample__in=rows).values_list("sample_id", "score")
-    ):
-        scores.setdefault(sid, []).append(score)
-    for sample in rows:
-        got = scores.get(sample.pk, [])
-        sample.n_ratings = len(got)
-        sample.mean = statistics.fmean(got) if got else None
-        sample.sd = statistics.stdev(got) if len(got) > 1 else None
-    return rows
+    return Sample.objects.filter(studies=study).with_related().order_by("position").with_stats()
 
 
 def samples_short(study: Study) -> list[Sample]:
     """Study samples that still have fewer valid ratings than wanted."""
     wanted = study.ratings_per_sample
-    samples = study_samples_with_stats(study)
-    if isinstance(samples, list):
-        return [s for s in samples if s.n_ratings < wanted]
-    return list(samples.filter(n_ratings__lt=wanted))
+    return list(study_samples_with_stats(study).filter(n_ratings__lt=wanted))
 
 
 def slot_counts(study: Study) -> dict[str, int]:

@@ -55,3 +55,12 @@ def test_excluding_a_rater_takes_their_ratings_out_of_mean_and_sd(setup_samples,
     assert rater_include(rater=outlier, by=researcher) == 1
     assert Sample.objects.with_stats().get(pk=sample.pk).mean == with_outlier.mean
     assert outlier.exclusions.count() == 1  # the decision stays on record, revoked
+
+
+def test_a_sample_with_one_rating_has_a_mean_and_no_sd(db):
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
+    sample = Sample.objects.first()
+    sample.ratings.exclude(position=0).delete()
+    stats = Sample.objects.with_stats().get(pk=sample.pk)
+    assert stats.n_ratings == 1 and stats.sd is None
+    assert stats.mean == sample.ratings.get().score
