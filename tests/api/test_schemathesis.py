@@ -15,7 +15,7 @@ from schemathesis.specs.openapi.checks import negative_data_rejection, positive_
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = 12
+EXAMPLES = 8
 # Every check on responses runs (server errors, status codes, content types, headers, bodies
 # against the schema, ignored auth). Left out are the two checks on how strictly requests are
 # judged: filters follow django-filter's convention that an empty value means "no filter"
