@@ -207,6 +207,7 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
     backend.prepare(fit)
     prompt = getattr(backend, "prompt_version", "")
     ModelRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now(),  # a long fit must not look like a dead worker
         code_version=code_version(),
         model_version=str(backend.model_version())[:200],
         prompt_version=str(prompt() if callable(prompt) else prompt or "")[:64],
