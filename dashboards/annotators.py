@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connections
-from django.db.models import F, FloatField, Func, QuerySet, Subquery
+from django.db.models import F, FloatField, Func, QuerySet
 
 from annotations import metrics
 from annotations.models import Rater, RaterExclusion, Rating
@@ -105,14 +105,17 @@ def _per_rater(table: metrics.RatingTable, n: int) -> dict[str, np.ndarray]:
 
 
 def _medians(rater: np.ndarray, seconds: np.ndarray, n: int) -> np.ndarray:
+    """Median of each rater's seconds per item (NaN where none is known), vectorised."""
     out = np.full(n, np.nan)
     ok = ~np.isnan(seconds)
-    order = np.argsort(rater[ok], kind="stable")
-    r, s = rater[ok][order], seconds[ok][order]
-    cuts = np.flatnonzero(np.diff(r)) + 1
-    for chunk_r, chunk_s in zip(np.split(r, cuts), np.split(s, cuts)):
-        if len(chunk_r):
-            out[chunk_r[0]] = float(np.median(chunk_s))
+    r, s = rater[ok], seconds[ok]
+    order = np.lexsort((s, r))
+    s = s[order]
+    counts = np.bincount(r, minlength=n)
+    starts = np.cumsum(counts) - counts
+    has = counts > 0
+    low, high = starts + (counts - 1) // 2, starts + counts // 2
+    out[has] = (s[low[has]] + s[high[has]]) / 2
     return out
 
 
@@ -137,34 +140,64 @@ def _nan_none(value) -> float | None:
     return None if value is None or np.isnan(value) else float(value)
 
 
-def rater_rows(ratings: QuerySet[Rating]) -> list[RaterRow]:
-    """Every rater of the given ratings, most flags first (4 queries)."""
-    table, rater_ids, seconds = _fetch(ratings)
-    if not len(rater_ids):
-        return []
-    n = len(rater_ids)
-    stats = _per_rater(table, n)
-    medians = _medians(table.rater, seconds, n)
-    raters = Rater.objects.filter(id__in=Subquery(ratings.order_by().values("rater_id")))
-    info = {r[0]: r[1:] for r in raters.values_list("id", "pseudonym", "kind")}
-    participants = participant_info(ratings)
-    rows = []
-    for code, rater_id in enumerate(rater_ids.tolist()):
+def _flag_counts(stats: dict, medians: np.ndarray) -> np.ndarray:
+    """The number of flags of every rater, as :func:`_flags` gives them (attention checks
+    aside: they are only known for the rows shown)."""
+    rho, lenient = stats["rho"], np.abs(np.nan_to_num(stats["leniency"])) >= LENIENCY
+    low = (stats["items"] >= MIN_ITEMS) & (np.isnan(rho) | (np.nan_to_num(rho) < LOW_CORRELATION))
+    fast = ~np.isnan(medians) & (np.nan_to_num(medians, nan=np.inf) < FAST_SECONDS)
+    return low.astype(int) + lenient + stats["straight"] + stats["extreme"] + fast
+
+
+class RaterRows:
+    """All raters, most flags first, as a sequence for a paginator: a slice builds only its
+    rows and looks up their names and study participation (2 queries per page)."""
+
+    def __init__(self, ratings: QuerySet[Rating]):
+        table, self.rater_ids, seconds = _fetch(ratings)
+        n = len(self.rater_ids)
+        self.stats = _per_rater(table, n) if n else {}
+        self.medians = _medians(table.rater, seconds, n) if n else np.zeros(0)
+        flags = _flag_counts(self.stats, self.medians) if n else np.zeros(0, int)
+        self.order = np.lexsort((self.rater_ids, -flags))
+        self.n_flagged = int((flags > 0).sum())
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        codes = self.order[index].tolist()
+        ids = [int(self.rater_ids[c]) for c in codes]
+        info = {
+            r[0]: r[1:]
+            for r in Rater.objects.filter(id__in=ids).values_list("id", "pseudonym", "kind")
+        }
+        participants = participant_info(ids)
+        return [self._row(c, info, participants) for c in codes]
+
+    def _row(self, code: int, info: dict, participants: dict) -> RaterRow:
+        rater_id = int(self.rater_ids[code])
         row = RaterRow(
             rater_id=rater_id,
             pseudonym=info.get(rater_id, ("", ""))[0],
             kind=info.get(rater_id, ("", ""))[1],
-            items=int(stats["items"][code]),
-            median_seconds=_nan_none(medians[code]),
-            correlation=_nan_none(stats["rho"][code]),
-            leniency=_nan_none(stats["leniency"][code]),
-            straight_lining=bool(stats["straight"][code]),
-            extreme_only=bool(stats["extreme"][code]),
+            items=int(self.stats["items"][code]),
+            median_seconds=_nan_none(self.medians[code]),
+            correlation=_nan_none(self.stats["rho"][code]),
+            leniency=_nan_none(self.stats["leniency"][code]),
+            straight_lining=bool(self.stats["straight"][code]),
+            extreme_only=bool(self.stats["extreme"][code]),
             participant=participants.get(rater_id),
         )
         row.flags = _flags(row)
-        rows.append(row)
-    return sorted(rows, key=lambda r: (-len(r.flags), r.rater_id))
+        return row
+
+
+def rater_rows(ratings: QuerySet[Rating]) -> RaterRows:
+    """Every rater of the given ratings, most flags first (1 query, then 2 per slice)."""
+    return RaterRows(ratings)
 
 
 def attention_fields() -> list[str]:
@@ -178,15 +211,15 @@ def attention_fields() -> list[str]:
     ]
 
 
-def participant_info(ratings: QuerySet[Rating]) -> dict[int, dict]:
+def participant_info(rater_ids: list[int]) -> dict[int, dict]:
     """Study participation of the raters (1 query): study, status and any attention-check
     fields the studies app exposes on Participant."""
     from studies.models import Participant
 
     extra = attention_fields()
-    rows = Participant.objects.filter(
-        rater_id__in=Subquery(ratings.order_by().values("rater_id"))
-    ).values("rater_id", "status", "study__slug", *extra)
+    rows = Participant.objects.filter(rater_id__in=rater_ids).values(
+        "rater_id", "status", "study__slug", *extra
+    )
     out = {}
     for row in rows:
         row["attention"] = {name: row[name] for name in extra}

@@ -147,7 +147,7 @@ def annotator_quality(request):
         "form": form,
         "page": page,
         "n_raters": len(rows),
-        "n_flagged": sum(bool(r.flags) for r in rows),
+        "n_flagged": rows.n_flagged,
         "exclusions": annotators.active_exclusions(),
         "attention_fields": annotators.attention_fields(),
         "thresholds": annotators,
