@@ -59,21 +59,21 @@ def _fetch(ratings: QuerySet[Rating]):
     qs = (
         ratings.order_by()
         .annotate(took=Seconds(F("created_at"), F("started_at")))
-        .values_list("sample_id", "rater_id", "score", "sample__story__setup_id", "took")
+        .values_list("sample_id", "rater_id", "score", "took")
     )
     sql, params = qs.query.get_compiler(using=qs.db).as_sql()
     with connections[qs.db].cursor() as cursor:
         cursor.execute(sql, params)
-        rows = np.array(cursor.fetchall(), dtype=float).reshape(-1, 5)
-    ints = rows[:, :4].astype(np.int64)
+        rows = np.array(cursor.fetchall(), dtype=float).reshape(-1, 4)
+    ints = rows[:, :3].astype(np.int64)
     rater_ids, rater_code = np.unique(ints[:, 1], return_inverse=True)
     table = metrics.RatingTable(
         sample=metrics._codes(ints[:, 0]),
         rater=rater_code.ravel().astype(np.int64),
         score=ints[:, 2].astype(float),
-        setup=metrics._codes(ints[:, 3]),
+        setup=metrics._codes(ints[:, 0]),  # no bootstrap here: setups are not needed
     )
-    return table, rater_ids, rows[:, 4]
+    return table, rater_ids, rows[:, 3]
 
 
 def _per_rater(table: metrics.RatingTable, n: int) -> dict[str, np.ndarray]:
