@@ -12,7 +12,6 @@ from tempfile import SpooledTemporaryFile
 from typing import BinaryIO
 
 from .exporters import iter_predictions_jsonl
-from .importers import IMPORT_BACKEND
 from .models import ModelRun
 
 ARCHIVE_MEMBER = "predictions.jsonl"
@@ -22,7 +21,7 @@ SPOOL_MAX = 8 * 1024 * 1024
 
 def iter_run_predictions(run: ModelRun) -> Iterator[str]:
     """The run's predictions jsonl; an imported run comes back exactly as it was uploaded."""
-    return iter_predictions_jsonl(run, raw=run.backend == IMPORT_BACKEND)
+    return iter_predictions_jsonl(run)
 
 
 def write_codabench_zip(run: ModelRun, target: BinaryIO) -> None:

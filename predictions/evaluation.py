@@ -173,7 +173,7 @@ def parse_reference(lines: Iterable[str]) -> dict[str, list[float]]:
     for number, obj in _json_lines(lines):
         rid = _read_id(number, obj)
         if rid in reference:
-            raise ScoringError(f"id {rid} appears twice")
+            raise ScoringError(f"line {number}: id {rid} appears twice")
         labels = obj.get("label")
         if not isinstance(labels, list) or not labels:
             raise ScoringError(f"line {number} (id {rid}): label must be a non-empty list")
@@ -188,22 +188,23 @@ def parse_predictions(
 ) -> dict[str, float]:
     """Parse a prediction jsonl into ``{id: prediction}``.
 
-    With ``reference_ids`` it also checks that the file covers exactly those ids, and names
-    the first unknown or missing one.
+    With ``reference_ids`` it also checks that the file covers exactly those ids. Errors name
+    the line and the id where there is one (a missing id has no line; a line that is not JSON
+    has no id), and contain the official scorer's wording.
     """
     known = None if reference_ids is None else set(reference_ids)
     predictions: dict[str, float] = {}
     for number, obj in _json_lines(lines):
         pid = _read_id(number, obj)
         if pid in predictions:
-            raise ScoringError(f"id {pid} appears twice")
+            raise ScoringError(f"line {number}: id {pid} appears twice")
         if known is not None and pid not in known:
-            raise ScoringError(f"id {pid} is not in the reference")
+            raise ScoringError(f"line {number}: id {pid} is not in the reference")
         if "prediction" not in obj:
             raise ScoringError(f"line {number}: prediction is missing (id {pid})")
         value = obj["prediction"]
         if not _is_number(value):
-            raise ScoringError(f"line {number}: prediction is not a number")
+            raise ScoringError(f"line {number}: prediction is not a number (id {pid})")
         predictions[pid] = value
     if known is not None:
         order = reference_ids if isinstance(reference_ids, (list, tuple, dict)) else sorted(known)

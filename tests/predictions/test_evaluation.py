@@ -47,7 +47,10 @@ def test_it_rejects_each_bad_file_naming_the_id_or_line(name):
     reference = _reference()
     with open(CONFORMANCE / name) as handle, pytest.raises(ScoringError) as caught:
         parse_predictions(handle, list(reference))
-    assert str(caught.value) == EXPECTED[name]["error"]
+    message = str(caught.value)
+    assert EXPECTED[name]["error"] in message
+    if "appears twice" in message or "not in the reference" in message or "number" in message:
+        assert message.startswith("line ")  # the line as well as the id
 
 
 def test_the_rule_uses_strict_inequalities_and_the_sample_sd():
@@ -85,5 +88,5 @@ def test_it_names_a_missing_prediction_value_and_a_non_object_line():
         parse_predictions(['{"id": "0"}'], ["0"])
     with pytest.raises(ScoringError, match="line 2 is not a JSON object"):
         parse_predictions(['{"id": "0", "prediction": 1}', "[1, 2]"])
-    with pytest.raises(ScoringError, match="line 1: prediction is not a number"):
+    with pytest.raises(ScoringError, match=r"line 1: prediction is not a number \(id 0\)"):
         parse_predictions(['{"id": "0", "prediction": true}'])
