@@ -39,11 +39,15 @@ def _load(name: str, data_dir: Path) -> list[dict]:
     return list(json.loads((data_dir / f"{name}.json").read_text()).values())
 
 
-def _score(name: str, dev: list[dict], preds, results: dict, **extra) -> None:
+def _score(name: str, dev: list[dict], preds, results: dict, *, ranking_only: bool = False, no_rank: bool = False) -> None:
+    """Official metrics; ``ranking_only``: an uncalibrated score (accuracy meaningless);
+    ``no_rank``: per-fold constants (Spearman meaningless)."""
     s = score_lists([d["choices"] for d in dev], [float(p) for p in preds])
-    row = {"accuracy": round(float(s.accuracy), 4), "spearman": None if s.spearman is None else round(float(s.spearman), 4), **extra}
+    acc = None if ranking_only else round(float(s.accuracy), 4)
+    rho = None if (no_rank or s.spearman is None) else round(float(s.spearman), 4)
+    row = {"accuracy": acc, "spearman": rho}
     results["stages"][name] = row
-    print(f"{name:<44} acc {row['accuracy']:.4f}  spearman {row['spearman']}", flush=True)
+    print(f"{name:<52} acc {acc}  spearman {rho}", flush=True)
 
 
 def _oof_constant(dev: list[dict]) -> np.ndarray:
@@ -92,12 +96,12 @@ def main() -> None:
     }
     t0 = time.perf_counter()
 
-    _score("tuned constant (OOF)", dev, _oof_constant(dev), results)
+    _score("tuned constant (OOF)", dev, _oof_constant(dev), results, no_rank=True)
 
     raw_dev = features.raw_features(dev, args.cache)
     cos = raw_dev[:, features.RAW_NAMES.index("cos_story_sense")]
     z_cos = stacking.antisymmetrise(cos, dev)
-    _score("embedding cos(story, sense) pair diff, raw", dev, z_cos, results)
+    _score("embedding cos(story, sense) pair diff, raw", dev, z_cos, results, ranking_only=True)
     _score("embedding cos(story, sense) pair diff + calib (OOF)", dev, stacking.grouped_oof(z_cos[:, None], dev), results)
 
     qp = stacking.QualityPredictor(cache_dir=args.cache)
@@ -105,7 +109,7 @@ def main() -> None:
     qp.rank = stacking.RankModel(alpha=1.0).fit(train, features.raw_features(train, args.cache))
     z_rank = qp.rank.score(dev, raw_dev)
     results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
-    _score("MiniLM pair features + ridge (train), raw z", dev, z_rank, results)
+    _score("MiniLM pair features + ridge (train), raw z", dev, z_rank, results, ranking_only=True)
     _score("MiniLM pair features + ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
     comps = z_rank[:, None]
 
@@ -120,6 +124,7 @@ def main() -> None:
         ce_dev = np.array(ce.predict(dev))
         results["cross_encoder"]["predict_samples_per_s"] = round(len(dev) / (time.perf_counter() - t), 1)
         _score("cross-encoder alone, raw rating", dev, ce_dev, results)
+        _score("cross-encoder pair diff, raw", dev, stacking.antisymmetrise(ce_dev, dev, center=3.14), results, ranking_only=True)
         z_ce = stacking.antisymmetrise(ce_dev, dev, center=3.14)
         _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(z_ce[:, None], dev), results)
         comps = np.stack([z_rank, z_ce], 1)

@@ -48,6 +48,18 @@ def _seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def _freeze(model: Any, layers: int) -> None:
+    """Freeze the embeddings and the lowest ``layers`` encoder layers (0: train everything)."""
+    if layers <= 0:
+        return
+    base = getattr(model, model.base_model_prefix)
+    for p in base.embeddings.parameters():
+        p.requires_grad = False
+    for layer in base.encoder.layer[:layers]:
+        for p in layer.parameters():
+            p.requires_grad = False
+
+
 def _story_units(data: Sequence[Sample]) -> list[list[int]]:
     """Indices of ``data`` grouped by story (both senses of one story together)."""
     groups: dict[tuple, list[int]] = {}
@@ -94,6 +106,7 @@ class CrossEncoderModel:
 
         hf_logging.set_verbosity_error()
         tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
+        tokenizer.truncation_side = "left"  # a long story loses its first words, never the ending
         model = AutoModelForSequenceClassification.from_pretrained(
             str(directory), num_labels=1, local_files_only=True
         )
@@ -144,6 +157,7 @@ def train(
     lr: float = 4e-5,
     max_seq_length: int = MAX_SEQ_LENGTH,
     objective: str = "pairwise",
+    freeze_layers: int = 0,
     log: Callable[[str], None] = print,
 ) -> CrossEncoderModel:
     """Fine-tune MiniLM on labelled ``samples`` and save it (and its log) to ``out_dir``.
@@ -152,6 +166,8 @@ def train(
     ``objective="pairwise"``: batches of whole stories (both senses); the pointwise loss
     plus a BCE on the logit difference of the two senses of a story against
     ``(avg_a - avg_b + 4) / 8``, which teaches which sense the story prefers.
+    ``freeze_layers=k`` keeps the embeddings and the lowest ``k`` transformer layers fixed
+    (cheaper backward pass on a busy CPU).
 
     The log (``train_log.json``) holds per-epoch mean loss and seconds. Returns the
     trained model, ready for :meth:`CrossEncoderModel.predict`.
@@ -161,11 +177,13 @@ def train(
     _seed_all(seed)
     ce = CrossEncoderModel.base(max_seq_length)
     model = ce.model
+    _freeze(model, freeze_layers)
     data = list(samples)
     units = _story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
     per_batch = max(1, batch_size // 2) if objective == "pairwise" else batch_size
     steps = epochs * math.ceil(len(units) / per_batch)
-    optim = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optim = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     warmup = max(1, steps // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
         optim, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
@@ -190,7 +208,7 @@ def train(
                 loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
             optim.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
             optim.step()
             sched.step()
             total += float(loss.detach()) * len(chunk)
@@ -207,6 +225,7 @@ def train(
         "lr": lr,
         "max_seq_length": max_seq_length,
         "objective": objective,
+        "freeze_layers": freeze_layers,
     }
     (Path(out_dir) / LOG_FILE).write_text(json.dumps(meta, indent=1))
     return ce

@@ -7,8 +7,9 @@ Pipeline (``QualityPredictor``):
    antisymmetrised within each story: ``z_i = (r_i - r_partner) / 2``.
 2. optionally the fine-tuned cross-encoder (trained on train), antisymmetrised the same way.
 3. ``Calibrator`` (fitted on the tuning split, i.e. dev): the weight of each component in a
-   standardised sum, and a monotone map ``mid + amp * tanh(z / scale)`` whose parameters
-   maximise the official accuracy. Being monotone it keeps the ranking (Spearman) intact.
+   standardised sum, and a strictly increasing map ``mid + amp * tanh(z / scale) + slope * z``
+   whose parameters maximise the official accuracy. The small linear term keeps saturated
+   predictions apart, so the ranking (Spearman) of ``z`` survives the mapping.
 
 Predict never reads labels (choices / average / stdev).
 """
@@ -102,13 +103,14 @@ class RankModel:
 
 @dataclass
 class Calibrator:
-    """Weighted sum of standardised components, then ``mid + amp * tanh(z / scale)``."""
+    """Weighted sum of standardised components, then ``mid + amp*tanh(z/scale) + slope*z``."""
 
     weights: list[float] = dc_field(default_factory=lambda: [1.0])
     stds: list[float] = dc_field(default_factory=lambda: [1.0])
     mid: float = 3.1
     amp: float = 1.0
     scale: float = 1.0
+    slope: float = 0.05
 
     def combine(self, comps: np.ndarray) -> np.ndarray:
         """comps: shape (n, k) -> combined score z, shape (n,)."""
@@ -116,7 +118,8 @@ class Calibrator:
         return (comps / np.array(self.stds)) @ np.array(self.weights)
 
     def apply(self, comps: np.ndarray) -> np.ndarray:
-        return self.mid + self.amp * np.tanh(self.combine(comps) / self.scale)
+        z = self.combine(comps)
+        return self.mid + self.amp * np.tanh(z / self.scale) + self.slope * z
 
     def fit(self, comps: np.ndarray, samples: Sequence[Sample], weight_grid: Sequence[float] = ()) -> "Calibrator":
         """Choose component weights (max Spearman) then the map (max accuracy) on ``samples``."""
@@ -141,16 +144,17 @@ class Calibrator:
     def _fit_map(self, z: np.ndarray, samples: Sequence[Sample]) -> None:
         lo, hi = label_bounds(samples)
         sd = float(np.std(z)) + 1e-9
-        best = (-1, 0.0, 0.0, 0.0)
-        for scale in sd * np.array([0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5]):
-            t = np.tanh(z / scale)
-            for amp in np.arange(0.6, 1.45, 0.05):
-                for mid in np.arange(2.8, 3.45, 0.025):
-                    p = mid + amp * t
-                    acc = int(((p > lo) & (p < hi)).sum())
-                    if acc > best[0]:
-                        best = (acc, float(mid), float(amp), float(scale))
-        _, self.mid, self.amp, self.scale = best
+        best = (-1, 0.0, 0.0, 0.0, 0.0)
+        for slope in np.array([0.02, 0.05, 0.1]) / sd:
+            for scale in sd * np.array([0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5]):
+                t = np.tanh(z / scale)
+                for amp in np.arange(0.6, 1.45, 0.05):
+                    for mid in np.arange(2.8, 3.45, 0.025):
+                        p = mid + amp * t + slope * z
+                        acc = int(((p > lo) & (p < hi)).sum())
+                        if acc > best[0]:
+                            best = (acc, float(mid), float(amp), float(scale), float(slope))
+        _, self.mid, self.amp, self.scale, self.slope = best
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
