@@ -3,6 +3,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from annotations.importers import AmbiStoryFormatError, parse_ambistory
 from annotations.models import Split
@@ -36,7 +37,10 @@ def fit_samples(split: str | None, fit_file: str | None) -> list[dict] | None:
         return read_samples(fit_file, allow_redacted=False)
     if not split:
         return None
-    db_split = Split.objects.filter(dataset__name="ambistory", name=split).first()
+    try:
+        db_split = Split.objects.filter(dataset__name="ambistory", name=split).first()
+    except DatabaseError:  # no database set up (e.g. a fresh checkout): the files will do
+        db_split = None
     if db_split is not None:
         return [row.sample for row in split_rows(db_split, labels=True)]
     path = Path(settings.BASE_DIR) / "data" / "ambistory" / f"{split}.json"
