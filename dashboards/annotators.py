@@ -9,11 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db import connections
 from django.db.models import F, FloatField, Func, QuerySet
 
 from annotations import metrics
 from annotations.models import Rater, RaterExclusion, Rating
+
+from .selectors import flat_array
 
 MIN_ITEMS = 5  # fewer items say nothing about a response style
 LOW_CORRELATION = 0.2
@@ -42,7 +43,7 @@ class Seconds(Func):
 
     output_field = FloatField()
     arity = 2
-    template = "EXTRACT(EPOCH FROM (%(expressions)s))"
+    template = "CAST(EXTRACT(EPOCH FROM (%(expressions)s)) AS double precision)"
     arg_joiner = " - "
 
     def as_sqlite(self, compiler, connection, **extra):
@@ -61,10 +62,7 @@ def _fetch(ratings: QuerySet[Rating]):
         .annotate(took=Seconds(F("created_at"), F("started_at")))
         .values_list("sample_id", "rater_id", "score", "took")
     )
-    sql, params = qs.query.get_compiler(using=qs.db).as_sql()
-    with connections[qs.db].cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = np.array(cursor.fetchall(), dtype=float).reshape(-1, 4)
+    rows = flat_array(qs, 4, dtype=float)
     ints = rows[:, :3].astype(np.int64)
     rater_ids, rater_code = np.unique(ints[:, 1], return_inverse=True)
     table = metrics.RatingTable(
