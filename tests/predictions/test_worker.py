@@ -163,3 +163,28 @@ def test_it_resumes_a_run_whose_worker_was_killed_without_duplicates_or_losses(w
     assert {pk for pk, _ in after} == set(split.samples.values_list("pk", flat=True))
     assert all(dict(after)[pk] == score for pk, score in before.items())
     assert fresh(run).scores["total"] == 24
+
+
+def test_it_trains_a_cross_encoder_in_the_worker_and_stores_the_artifact(
+    workers, tmp_path, monkeypatch
+):
+    from predictions.models import TrainedModel
+    from predictions.training import trained_model_create
+
+    artifacts = tmp_path / "artifacts"
+    monkeypatch.setenv("ARTIFACT_ROOT", str(artifacts))  # read by the worker's settings
+    job = trained_model_create(
+        name="tiny",
+        split=small_split("train", setups=2),
+        params={"epochs": 1, "limit": 8, "batch_size": 8, "max_seq_length": 48},
+    )
+    workers.start()
+    model = wait_for(
+        lambda: (m := TrainedModel.objects.get(pk=job.pk)).status in ("succeeded", "failed") and m,
+        workers,
+        timeout=180,
+        what="the training job",
+    )
+    assert model.status == "succeeded", model.error
+    assert (artifacts / model.path / "train_log.json").is_file()
+    assert "epoch 1" in model.log and model.n_samples == 8
