@@ -106,12 +106,17 @@ def main() -> None:
 
     qp = stacking.QualityPredictor(cache_dir=args.cache)
     t = time.perf_counter()
-    qp.rank = stacking.RankModel(alpha=1.0).fit(train, features.raw_features(train, args.cache))
+    raw_train = features.raw_features(train, args.cache)
+    qp.rank = stacking.RankModel(alpha=1.0).fit(train, raw_train)
+    qp.level = stacking.LevelModel().fit(train, raw_train)
     z_rank = qp.rank.score(dev, raw_dev)
+    level = qp.level.score(dev, raw_dev)
     results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
     _score("MiniLM pair features + ridge (train), raw z", dev, z_rank, results, ranking_only=True)
     _score("MiniLM pair features + ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
-    comps = z_rank[:, None]
+    comps = np.stack([z_rank, level], 1)
+    results["level_alpha"] = qp.level.alpha
+    _score("ridge ranker + story-level ridge + calib (OOF)", dev, stacking.grouped_oof(comps, dev), results)
 
     if not args.no_cross_encoder:
         ce_dir = args.ce_dir or (args.out / "cross_encoder")
@@ -125,9 +130,11 @@ def main() -> None:
         results["cross_encoder"]["predict_samples_per_s"] = round(len(dev) / (time.perf_counter() - t), 1)
         _score("cross-encoder alone, raw rating", dev, ce_dev, results)
         _score("cross-encoder pair diff, raw", dev, stacking.antisymmetrise(ce_dev, dev, center=3.14), results, ranking_only=True)
-        z_ce = stacking.antisymmetrise(ce_dev, dev, center=3.14)
-        _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(z_ce[:, None], dev), results)
-        comps = np.stack([z_rank, z_ce], 1)
+        np.save(args.out / "ce_dev_ratings.npy", ce_dev)
+        ce_comps = stacking.ce_components(ce_dev, dev)
+        _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(ce_comps[:, :1], dev), results)
+        _score("cross-encoder diff + level + calib (OOF)", dev, stacking.grouped_oof(ce_comps, dev), results)
+        comps = np.hstack([comps, ce_comps])
         qp._ce, qp.ce_dir = ce, os.path.relpath(ce_dir, args.out)
 
     final = stacking.grouped_oof(comps, dev)

@@ -24,13 +24,15 @@ from typing import Any
 
 import numpy as np
 
-from .features import pair_features, partner_index, raw_features
+from .features import pair_features, partner_index, raw_features, setup_sense_groups
 from .texts import Sample
 
 __all__ = [
     "antisymmetrise",
     "label_bounds",
     "RankModel",
+    "LevelModel",
+    "ce_components",
     "Calibrator",
     "QualityPredictor",
     "grouped_oof",
@@ -101,6 +103,75 @@ class RankModel:
         return cls(**{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()})
 
 
+def _symmetric_features(samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None) -> np.ndarray:
+    """Pair means of ``raw`` (+ their setup/sense means, has-ending gates and the flag)."""
+    from .texts import field
+
+    partners = partner_index(samples)
+    other = np.stack([raw[p] if p is not None else (fallback if fallback is not None else raw[i]) for i, p in enumerate(partners)])
+    mean = (raw + other) / 2
+    groups = setup_sense_groups(samples)
+    setup = np.stack([mean[g].mean(0) for g in groups])
+    has_end = np.array([[1.0 if field(s, "ending") else 0.0] for s in samples])
+    return np.hstack([mean, setup, mean * has_end, has_end])
+
+
+@dataclass
+class LevelModel:
+    """Ridge on symmetric pair features -> how plausible the story finds *both* senses.
+
+    Target: the mean of the two senses' ratings of a story; alpha picked by GroupKFold
+    (by homonym) on the training split itself. Output is centred (a symmetric component).
+    """
+
+    alphas: tuple = (1.0, 10.0, 100.0, 1000.0)
+    alpha: float = 100.0
+    mean_: np.ndarray | None = None
+    scale_: np.ndarray | None = None
+    coef_: np.ndarray | None = None
+    intercept_: float = 0.0
+    raw_mean_: np.ndarray | None = None
+
+    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> "LevelModel":
+        from scipy.stats import spearmanr
+        from sklearn.linear_model import Ridge
+        from sklearn.model_selection import GroupKFold
+
+        self.raw_mean_ = raw.mean(0)
+        X = _symmetric_features(samples, raw, self.raw_mean_)
+        y = np.array([float(s["average"]) for s in samples])
+        partners = partner_index(samples)
+        target = np.array([(y[i] + y[p]) / 2 if p is not None else y[i] for i, p in enumerate(partners)])
+        self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-9
+        Xs = (X - self.mean_) / self.scale_
+        groups = [s["homonym"] for s in samples]
+        if len(set(groups)) >= 5:
+            scores = []
+            for a in self.alphas:
+                oof = np.zeros(len(y))
+                for fi, ti in GroupKFold(5).split(Xs, groups=groups):
+                    oof[ti] = Ridge(alpha=a).fit(Xs[fi], target[fi]).predict(Xs[ti])
+                scores.append(spearmanr(oof, target)[0])
+            self.alpha = float(self.alphas[int(np.nanargmax(scores))])
+        ridge = Ridge(alpha=self.alpha).fit(Xs, target)
+        self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
+        return self
+
+    def score(self, samples: Sequence[Sample], raw: np.ndarray) -> np.ndarray:
+        """Centred predicted story level (same value for both senses of a story)."""
+        X = _symmetric_features(samples, raw, self.raw_mean_)
+        return ((X - self.mean_) / self.scale_) @ self.coef_
+
+    def to_dict(self) -> dict:
+        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LevelModel":
+        arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
+        d = {k: (tuple(v) if k == "alphas" else v) for k, v in d.items()}
+        return cls(**{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()})
+
+
 @dataclass
 class Calibrator:
     """Weighted sum of standardised components, then ``mid + amp*tanh(z/scale) + slope*z``."""
@@ -130,11 +201,14 @@ class Calibrator:
         y = np.array([float(s["average"]) for s in samples])
         k = comps.shape[1]
         self.weights = [1.0] + [0.0] * (k - 1)
-        if k == 2:
-            grid = weight_grid or np.linspace(0.0, 1.0, 21)
-            rhos = [spearmanr(self.combine_with(comps, [1 - w, w]), y)[0] for w in grid]
-            w = float(grid[int(np.nanargmax(rhos))])
-            self.weights = [1 - w, w]
+        grid = list(weight_grid) or list(np.linspace(0.0, 1.0, 11))
+        for _ in range(2):  # coordinate ascent on Spearman, first weight fixed at 1
+            for j in range(1, k):
+                def rho(w: float) -> float:
+                    trial = list(self.weights)
+                    trial[j] = w
+                    return spearmanr(self.combine_with(comps, trial), y)[0]
+                self.weights[j] = float(grid[int(np.nanargmax([rho(w) for w in grid]))])
         self._fit_map(self.combine(comps), samples)
         return self
 
@@ -171,6 +245,7 @@ class QualityPredictor:
     def __init__(self, cache_dir: str | Path | None = None) -> None:
         self.cache_dir = cache_dir
         self.rank = RankModel()
+        self.level: LevelModel | None = None
         self.calibrator = Calibrator()
         self.ce_dir: str | None = None
         self._ce: Any = None
@@ -183,13 +258,17 @@ class QualityPredictor:
         return self._ce
 
     def components(self, samples: Sequence[Sample]) -> np.ndarray:
-        """Antisymmetric scores per component, shape (n, 1 or 2). Labels are not read."""
+        """Scores per component, shape (n, k): ranker z, [level], [cross-encoder z, level].
+
+        Labels are not read."""
         samples = list(samples)
         raw = raw_features(samples, self.cache_dir)
         cols = [self.rank.score(samples, raw)]
+        if self.level is not None:
+            cols.append(self.level.score(samples, raw))
         ce = self._cross_encoder()
         if ce is not None:
-            cols.append(antisymmetrise(np.array(ce.predict(samples)), samples, center=3.14))
+            cols += list(ce_components(np.array(ce.predict(samples)), samples).T)
         return np.stack(cols, 1)
 
     def fit(
@@ -199,10 +278,13 @@ class QualityPredictor:
         *,
         cross_encoder: Any = None,
         alpha: float = 1.0,
+        with_level: bool = True,
     ) -> "QualityPredictor":
         """Fit the ranker on ``train_samples`` and calibrate on ``tune_samples`` (or train)."""
         train_samples = list(train_samples)
-        self.rank = RankModel(alpha=alpha).fit(train_samples, raw_features(train_samples, self.cache_dir))
+        raw = raw_features(train_samples, self.cache_dir)
+        self.rank = RankModel(alpha=alpha).fit(train_samples, raw)
+        self.level = LevelModel().fit(train_samples, raw) if with_level else None
         if isinstance(cross_encoder, (str, Path)):
             self.ce_dir, self._ce = str(cross_encoder), None
         elif cross_encoder is not None:
@@ -225,6 +307,7 @@ class QualityPredictor:
         directory.mkdir(parents=True, exist_ok=True)
         state = {
             "rank": self.rank.to_dict(),
+            "level": self.level.to_dict() if self.level is not None else None,
             "calibrator": self.calibrator.to_dict(),
             "ce_dir": self.ce_dir,
         }
@@ -239,12 +322,19 @@ class QualityPredictor:
         state = json.loads((directory / "quality_predictor.json").read_text())
         obj = cls(cache_dir)
         obj.rank = RankModel.from_dict(state["rank"])
+        obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
         obj.calibrator = Calibrator(**state["calibrator"])
         ce_dir = state.get("ce_dir")
         if ce_dir and not Path(ce_dir).is_absolute():
             ce_dir = str(directory / ce_dir)
         obj.ce_dir = ce_dir
         return obj
+
+
+def ce_components(ratings: np.ndarray, samples: Sequence[Sample], center: float = 3.14) -> np.ndarray:
+    """Cross-encoder ratings -> (antisymmetric pair difference, centred pair mean), (n, 2)."""
+    z = antisymmetrise(ratings, samples, center=center)
+    return np.stack([z, ratings - z - center], 1)
 
 
 def grouped_oof(

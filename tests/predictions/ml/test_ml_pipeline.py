@@ -162,11 +162,14 @@ def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
     preds = qp.predict(redacted)
     assert len(preds) == len(samples)
     assert all(isinstance(p, float) and 1.0 <= p <= 5.0 and math.isfinite(p) for p in preds)
-    # antisymmetric ranking: within each story the two senses are ordered oppositely
+    # ranker: antisymmetric within a story; level model: the same value for both senses
     partners = features.partner_index(samples)
-    z = qp.calibrator.combine(qp.components(redacted))
+    comps = qp.components(redacted)
+    assert comps.shape == (len(samples), 2)
     for i, p in enumerate(partners):
-        assert z[i] == pytest.approx(-z[p], abs=1e-9)
+        assert comps[i, 0] == pytest.approx(-comps[p, 0], abs=1e-9)
+        assert comps[i, 1] == pytest.approx(comps[p, 1], abs=1e-9)
+    assert np.std(comps[:, 0]) > 0
     qp.save(tmp_path / "qp")
     again = QualityPredictor.load(tmp_path / "qp", cache_dir=tmp_path / "cache").predict(redacted)
     assert np.allclose(again, preds)
