@@ -26,17 +26,21 @@ def means(labels: Sequence[Sequence[float]]) -> np.ndarray:
 
 # --- order-preserving (isotonic) calibration -------------------------------------------
 def isotonic_fit(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], list[float]]:
-    """Pool-adjacent-violators: knots (x, y) of the non-decreasing least-squares fit."""
-    order = np.argsort(np.asarray(x, dtype=float), kind="mergesort")
-    xs, ys = np.asarray(x, dtype=float)[order], np.asarray(y, dtype=float)[order]
-    blocks: list[list[float]] = []  # [sum_y, count, sum_x]
-    for xv, yv in zip(xs, ys):
-        blocks.append([yv, 1.0, xv])
+    """Pool-adjacent-violators: knots (x, y) of the non-decreasing least-squares fit.
+
+    Equal inputs are pooled first, so every knot has its own x and the fit is a function.
+    """
+    xs, inverse = np.unique(np.asarray(x, dtype=float), return_inverse=True)
+    sums = np.bincount(inverse, weights=np.asarray(y, dtype=float))
+    counts = np.bincount(inverse).astype(float)
+    blocks: list[list[float]] = []  # [sum_y, count, sum of x weighted by count]
+    for xv, s, c in zip(xs, sums, counts):
+        blocks.append([s, c, xv * c])
         while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
-            s, c, sx = blocks.pop()
-            blocks[-1][0] += s
-            blocks[-1][1] += c
-            blocks[-1][2] += sx
+            s2, c2, sx2 = blocks.pop()
+            blocks[-1][0] += s2
+            blocks[-1][1] += c2
+            blocks[-1][2] += sx2
     return [b[2] / b[1] for b in blocks], [b[0] / b[1] for b in blocks]
 
 

@@ -72,12 +72,21 @@ def run_enqueue(run_id: int) -> None:
 
 
 @transaction.atomic
-def run_create(*, name: str, backend: str, params: dict, split: Split, created_by=None) -> ModelRun:
+def run_create(
+    *,
+    name: str,
+    backend: str,
+    params: dict,
+    split: Split,
+    created_by=None,
+    enqueue: bool = True,
+) -> ModelRun:
     """Create a queued run of ``backend`` over every sample of ``split`` and enqueue it.
 
     The backend name is checked against the registry (``UnknownBackend``) and its parameters
     by constructing it (``TypeError``/``ValueError``); a ``fit_split`` parameter must name
-    another split of the same dataset (``FitOnScoredSamples``).
+    another split of the same dataset (``FitOnScoredSamples``). ``enqueue=False`` leaves the
+    run queued for the caller to execute in-process (``run_model --now``).
     """
     from .backends import backend_class
     from .runner import FitOnScoredSamples
@@ -98,7 +107,8 @@ def run_create(*, name: str, backend: str, params: dict, split: Split, created_b
         total=split.samples.count(),
         created_by=created_by,
     )
-    run_enqueue(run.pk)
+    if enqueue:
+        run_enqueue(run.pk)
     return run
 
 

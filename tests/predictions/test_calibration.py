@@ -109,3 +109,8 @@ def test_it_keeps_ranks_even_where_the_squash_saturates():
     out = cal.squash(x, low=1.95, high=4.05, center=3.0, steepness=200.0)
     assert len(set(out.tolist())) == 500 and np.all(np.diff(out) > 0)
     assert out.min() >= 1.95 and out.max() <= 4.05
+
+
+def test_it_pools_equal_inputs_into_one_knot():
+    kx, ky = cal.isotonic_fit([5, 5, 5, 1, 1], [1, 3, 5, 2, 2])
+    assert kx == [1.0, 5.0] and ky == [2.0, 3.0]

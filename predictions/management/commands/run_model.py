@@ -27,6 +27,7 @@ class Command(BaseCommand):
                 backend=opts["backend"],
                 params=json.loads(opts["params"]),
                 split=split,
+                enqueue=not opts["now"],
             )
         except Split.DoesNotExist as exc:
             raise CommandError(f"no split {opts['dataset']}/{opts['split']}") from exc
