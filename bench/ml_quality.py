@@ -79,7 +79,9 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=REPO / "var" / "cache" / "ml")
     ap.add_argument("--ce-dir", type=Path, default=None, help="cross-encoder dir (default OUT/cross_encoder)")
     ap.add_argument("--no-cross-encoder", action="store_true")
-    ap.add_argument("--ce-epochs", type=int, default=2)
+    ap.add_argument("--ce-epochs", type=int, default=1)
+    ap.add_argument("--ce-max-len", type=int, default=96)
+    ap.add_argument("--ce-freeze", type=int, default=3, help="frozen lower layers of the cross-encoder")
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_quality.json")
     args = ap.parse_args()
     encoder.set_offline(2)
@@ -107,21 +109,36 @@ def main() -> None:
     qp = stacking.QualityPredictor(cache_dir=args.cache)
     t = time.perf_counter()
     raw_train = features.raw_features(train, args.cache)
-    qp.rank = stacking.RankModel(alpha=1.0).fit(train, raw_train)
-    qp.level = stacking.LevelModel().fit(train, raw_train)
-    z_rank = qp.rank.score(dev, raw_dev)
-    level = qp.level.score(dev, raw_dev)
-    results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
-    _score("MiniLM pair features + ridge (train), raw z", dev, z_rank, results, ranking_only=True)
-    _score("MiniLM pair features + ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
-    comps = np.stack([z_rank, level], 1)
-    results["level_alpha"] = qp.level.alpha
-    _score("ridge ranker + story-level ridge + calib (OOF)", dev, stacking.grouped_oof(comps, dev), results)
+    z_plain = stacking.RankModel(alpha=1.0).fit(train, raw_train).score(dev, raw_dev)
+    _score("MiniLM pair features + ridge (train), raw z", dev, z_plain, results, ranking_only=True)
+    _score("MiniLM pair features + ridge + calib (OOF)", dev, stacking.grouped_oof(z_plain[:, None], dev), results)
 
+    qp.reference = features.reference_means(train, args.cache)
+    raw_train, raw_dev = qp.raw(train), qp.raw(dev)
+    qp.rank = stacking.RankModel(alpha=1.0).fit(train, raw_train)
+    z_rank = qp.rank.score(dev, raw_dev)
+    results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
+    _score("+ hubness-corrected sims, ridge, raw z", dev, z_rank, results, ranking_only=True)
+    _score("+ hubness-corrected sims, ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
+    level_model = stacking.LevelModel().fit(train, raw_train)
+    level = level_model.score(dev, raw_dev)
+    results["level_alpha"] = level_model.alpha
+    candidates = {"ranker": z_rank[:, None]}
+    candidates["ranker+level"] = np.stack([z_rank, level], 1)
+    _score("ranker + story-level ridge + calib (OOF)", dev, stacking.grouped_oof(candidates["ranker+level"], dev), results)
+
+    ce = None
     if not args.no_cross_encoder:
         ce_dir = args.ce_dir or (args.out / "cross_encoder")
         if not (ce_dir / crossencoder.LOG_FILE).is_file():
-            crossencoder.train(train, ce_dir, epochs=args.ce_epochs, log=lambda m: print(m, flush=True))
+            crossencoder.train(
+                train,
+                ce_dir,
+                epochs=args.ce_epochs,
+                max_seq_length=args.ce_max_len,
+                freeze_layers=args.ce_freeze,
+                log=lambda m: print(m, flush=True),
+            )
         log = json.loads((ce_dir / crossencoder.LOG_FILE).read_text())
         results["cross_encoder"] = {"dir": str(ce_dir), **log}
         ce = crossencoder.CrossEncoderModel.load(ce_dir)
@@ -129,16 +146,29 @@ def main() -> None:
         ce_dev = np.array(ce.predict(dev))
         results["cross_encoder"]["predict_samples_per_s"] = round(len(dev) / (time.perf_counter() - t), 1)
         _score("cross-encoder alone, raw rating", dev, ce_dev, results)
-        _score("cross-encoder pair diff, raw", dev, stacking.antisymmetrise(ce_dev, dev, center=3.14), results, ranking_only=True)
-        np.save(args.out / "ce_dev_ratings.npy", ce_dev)
         ce_comps = stacking.ce_components(ce_dev, dev)
+        _score("cross-encoder pair diff, raw", dev, ce_comps[:, 0], results, ranking_only=True)
         _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(ce_comps[:, :1], dev), results)
         _score("cross-encoder diff + level + calib (OOF)", dev, stacking.grouped_oof(ce_comps, dev), results)
-        comps = np.hstack([comps, ce_comps])
-        qp._ce, qp.ce_dir = ce, os.path.relpath(ce_dir, args.out)
+        candidates["ranker+cross-encoder"] = np.hstack([z_rank[:, None], ce_comps])
+        _score("ranker + cross-encoder + calib (OOF)", dev, stacking.grouped_oof(candidates["ranker+cross-encoder"], dev), results)
 
-    final = stacking.grouped_oof(comps, dev)
-    _score("FINAL ensemble + calib (OOF)", dev, final, results)
+    def oof_sum(name: str) -> float:
+        row = results["stages"].get(
+            {"ranker": "+ hubness-corrected sims, ridge + calib (OOF)",
+             "ranker+level": "ranker + story-level ridge + calib (OOF)",
+             "ranker+cross-encoder": "ranker + cross-encoder + calib (OOF)"}[name]
+        )
+        return row["accuracy"] + (row["spearman"] or 0.0)
+
+    chosen = max(candidates, key=oof_sum)
+    results["final_components"] = chosen
+    comps = candidates[chosen]
+    _score(f"FINAL ({chosen}) + calib (OOF)", dev, stacking.grouped_oof(comps, dev), results)
+    if chosen == "ranker+level":
+        qp.level = level_model
+    if chosen == "ranker+cross-encoder":
+        qp._ce, qp.ce_dir = ce, os.path.relpath(ce_dir, args.out)
 
     qp.calibrator = stacking.Calibrator().fit(comps, dev)
     path = qp.save(args.out)

@@ -35,6 +35,9 @@ __all__ = [
     "raw_features",
     "pair_features",
     "RAW_NAMES",
+    "HUB_NAMES",
+    "reference_means",
+    "hub_features",
 ]
 
 _STORY_PARTS = ("story", "ending", "sentence", "precontext", "story_noend")
@@ -197,6 +200,40 @@ def raw_features(samples: Sequence[Sample], cache_dir: str | Path | None = None)
         _cos(shift, tv["tsense"]),
         _cos(vec["ending"], tv["tsense"]) * has_end,
     ]
+    return np.stack(cols, 1).astype(np.float64)
+
+
+HUB_NAMES = [f"hub_{a}_{b}" for b in ("sense", "gloss", "example", "meaning") for a in ("story", "ending")]
+
+
+def reference_means(samples: Sequence[Sample], cache_dir: str | Path | None = None) -> dict[str, list[float]]:
+    """Mean MiniLM embedding of the distinct stories and of the distinct endings of
+    ``samples`` (the training split): the reference for :func:`hub_features`."""
+    cache = EmbeddingCache(Path(cache_dir) / "minilm_sentences.npz") if cache_dir else None
+    stories = sorted({story_text(s, mark=False) for s in samples})
+    endings = sorted({field(s, "ending") for s in samples if field(s, "ending")})
+    return {
+        "story": embed(stories, cache=cache).mean(0).tolist(),
+        "ending": embed(endings, cache=cache).mean(0).tolist() if endings else [0.0] * 384,
+    }
+
+
+def hub_features(
+    samples: Sequence[Sample], reference: dict[str, list[float]], cache_dir: str | Path | None = None
+) -> np.ndarray:
+    """Hubness-corrected similarities, shape ``(n, 8)``: cos(story or ending, sense side)
+    minus the sense side's mean cosine to the reference stories (or endings). Senses whose
+    gloss is close to *any* story stop looking preferred everywhere."""
+    cache = EmbeddingCache(Path(cache_dir) / "minilm_sentences.npz") if cache_dir else None
+    story = embed([story_text(s, mark=False) for s in samples], cache=cache)
+    ending = embed([field(s, "ending") for s in samples], cache=cache)
+    has_end = np.array([1.0 if field(s, "ending") else 0.0 for s in samples])
+    ref_story, ref_end = np.array(reference["story"]), np.array(reference["ending"])
+    cols = []
+    for fn in (sense_text, gloss_text, lambda s: field(s, "example_sentence"), lambda s: field(s, "judged_meaning")):
+        v = embed([fn(s) for s in samples], cache=cache)
+        cols.append(_cos(story, v) - v @ ref_story)
+        cols.append((_cos(ending, v) - v @ ref_end) * has_end)
     return np.stack(cols, 1).astype(np.float64)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .features import pair_features, partner_index, raw_features, setup_sense_groups
+from .features import hub_features, pair_features, partner_index, raw_features, reference_means, setup_sense_groups
 from .texts import Sample
 
 __all__ = [
@@ -249,6 +249,14 @@ class QualityPredictor:
         self.calibrator = Calibrator()
         self.ce_dir: str | None = None
         self._ce: Any = None
+        self.reference: dict[str, list[float]] | None = None
+
+    def raw(self, samples: Sequence[Sample]) -> np.ndarray:
+        """Raw per-sample features (+ hubness-corrected ones once a reference is set)."""
+        raw = raw_features(samples, self.cache_dir)
+        if self.reference is None:
+            return raw
+        return np.hstack([raw, hub_features(samples, self.reference, self.cache_dir)])
 
     def _cross_encoder(self) -> Any:
         if self._ce is None and self.ce_dir:
@@ -262,7 +270,7 @@ class QualityPredictor:
 
         Labels are not read."""
         samples = list(samples)
-        raw = raw_features(samples, self.cache_dir)
+        raw = self.raw(samples)
         cols = [self.rank.score(samples, raw)]
         if self.level is not None:
             cols.append(self.level.score(samples, raw))
@@ -278,11 +286,13 @@ class QualityPredictor:
         *,
         cross_encoder: Any = None,
         alpha: float = 1.0,
-        with_level: bool = True,
+        with_level: bool = False,
+        with_hub: bool = True,
     ) -> "QualityPredictor":
         """Fit the ranker on ``train_samples`` and calibrate on ``tune_samples`` (or train)."""
         train_samples = list(train_samples)
-        raw = raw_features(train_samples, self.cache_dir)
+        self.reference = reference_means(train_samples, self.cache_dir) if with_hub else None
+        raw = self.raw(train_samples)
         self.rank = RankModel(alpha=alpha).fit(train_samples, raw)
         self.level = LevelModel().fit(train_samples, raw) if with_level else None
         if isinstance(cross_encoder, (str, Path)):
@@ -310,6 +320,7 @@ class QualityPredictor:
             "level": self.level.to_dict() if self.level is not None else None,
             "calibrator": self.calibrator.to_dict(),
             "ce_dir": self.ce_dir,
+            "reference": self.reference,
         }
         path = directory / "quality_predictor.json"
         path.write_text(json.dumps(state))
@@ -328,6 +339,7 @@ class QualityPredictor:
         if ce_dir and not Path(ce_dir).is_absolute():
             ce_dir = str(directory / ce_dir)
         obj.ce_dir = ce_dir
+        obj.reference = state.get("reference")
         return obj
 
 

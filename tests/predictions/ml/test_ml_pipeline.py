@@ -157,7 +157,7 @@ def test_cross_encoder_trains_tiny_epoch_and_predicts(tmp_path, samples):
 def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
     from predictions.ml.stacking import QualityPredictor
 
-    qp = QualityPredictor(cache_dir=tmp_path / "cache").fit(samples, samples)
+    qp = QualityPredictor(cache_dir=tmp_path / "cache").fit(samples, samples, with_level=True)
     redacted = _redacted(samples)
     preds = qp.predict(redacted)
     assert len(preds) == len(samples)
