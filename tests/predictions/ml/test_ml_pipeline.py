@@ -174,3 +174,5 @@ def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
     again = QualityPredictor.load(tmp_path / "qp", cache_dir=tmp_path / "cache").predict(redacted)
     assert np.allclose(again, preds)
     assert all(r["average"] == "(???)" for r in redacted)
+    lone = qp.predict(redacted[:1])  # a story without its other sense still gets a score
+    assert len(lone) == 1 and 1.0 <= lone[0] <= 5.0
