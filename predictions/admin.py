@@ -14,3 +14,8 @@ class PredictionAdmin(admin.ModelAdmin):
     list_display = ("run", "sample", "score")
     raw_id_fields = ("run", "sample")
     list_select_related = ("run", "sample__split__dataset")
+
+
+@admin.register(models.TrainedModel)
+class TrainedModelAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "status", "created_at")

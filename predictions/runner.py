@@ -30,6 +30,7 @@ from .models import ModelRun, Prediction
 log = logging.getLogger(__name__)
 
 TEXT_KEYS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending")
+STORY_KEYS = ("homonym", "precontext", "sentence", "ending")
 
 
 class FitOnScoredSamples(ValueError):
@@ -71,6 +72,15 @@ def batches(items: Sequence, size: int, *, group_of=None) -> Iterator[list]:
         batch.append(item)
     if batch:
         yield batch
+
+
+def stories_together(items: Sequence, key) -> list:
+    """``items`` reordered so that items with the same ``key`` are adjacent (groups in order
+    of first appearance, items in their own order), as :func:`batches` needs for grouping."""
+    first: dict = {}
+    for index, item in enumerate(items):
+        first.setdefault(key(item), index)
+    return sorted(items, key=lambda item: first[key(item)])
 
 
 # --- samples as plain dicts --------------------------------------------------------------
@@ -235,6 +245,8 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
         done = run.total - len(todo)
         progress = Progress(total=run.total, done_at_start=done)
         group = (lambda row: row.story_id) if backend.needs_whole_stories else None
+        if group:
+            todo = stories_together(todo, group)
         for batch in batches(todo, backend.batch_size, group_of=group):
             if not still_mine(run_id, worker):
                 return ModelRun.objects.get(pk=run_id)
@@ -287,6 +299,11 @@ def text_key(sample: dict) -> tuple:
     return tuple(str(sample.get(k, "")).strip() for k in TEXT_KEYS)
 
 
+def story_key(sample: dict) -> tuple:
+    """The story a sample belongs to, whatever sense it judges."""
+    return tuple(str(sample.get(k, "")).strip() for k in STORY_KEYS)
+
+
 def predict_samples(
     backend: PredictorBackend, samples: Sequence[dict], fit: Sequence[dict] | None = None
 ) -> list[PredictionOutput]:
@@ -300,7 +317,9 @@ def predict_samples(
             raise FitOnScoredSamples(f"{len(overlap)} fit samples are also being predicted")
     backend.prepare(list(fit) if fit else None)
     indexed = list(enumerate(samples))
-    group = (lambda item: text_key(item[1])[:-2]) if backend.needs_whole_stories else None
+    group = (lambda item: story_key(item[1])) if backend.needs_whole_stories else None
+    if group:
+        indexed = stories_together(indexed, group)
     outputs: list[PredictionOutput | None] = [None] * len(samples)
     for batch in batches(indexed, backend.batch_size, group_of=group):
         for (index, _), out in zip(batch, backend.predict_batch([s for _, s in batch])):

@@ -141,3 +141,37 @@ def test_it_refuses_to_fit_on_the_split_it_scores():
     run = run_execute(run.pk)
     assert run.status == ModelRun.Status.FAILED and FitOnScoredSamples.__name__ in run.error
     assert run.predictions.count() == 0
+
+
+def test_whole_story_batches_keep_both_senses_of_a_story_together():
+    from predictions.runner import batches, stories_together, story_key
+
+    def sample(sense, ending):
+        return {
+            "homonym": "bank",
+            "precontext": "p",
+            "sentence": "s",
+            "ending": ending,
+            "judged_meaning": sense,
+        }
+
+    items = [
+        sample("money", "a"),
+        sample("money", "b"),
+        sample("river", "a"),
+        sample("river", "b"),
+        sample("money", ""),
+        sample("river", ""),
+    ]
+    ordered = stories_together(items, story_key)
+    assert [(s["ending"], s["judged_meaning"]) for s in ordered] == [
+        ("a", "money"),
+        ("a", "river"),
+        ("b", "money"),
+        ("b", "river"),
+        ("", "money"),
+        ("", "river"),
+    ]
+    for batch in batches(ordered, 3, group_of=story_key):
+        endings = [s["ending"] for s in batch]
+        assert all(endings.count(e) == 2 for e in endings)
