@@ -33,6 +33,7 @@ from predictions.ml import crossencoder, encoder, features, stacking  # noqa: E4
 from predictions.ml.texts import story_text  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "ambistory"
+ALPHAS = (1.0, 10.0, 100.0, 1000.0)
 
 
 def _load(name: str, data_dir: Path) -> list[dict]:
@@ -115,17 +116,31 @@ def main() -> None:
 
     qp.reference = features.reference_means(train, args.cache)
     raw_train, raw_dev = qp.raw(train), qp.raw(dev)
-    qp.rank = stacking.RankModel(alpha=1.0).fit(train, raw_train)
-    z_rank = qp.rank.score(dev, raw_dev)
+    rankers = {a: stacking.RankModel(alpha=a).fit(train, raw_train) for a in ALPHAS}
+    z_by_alpha = {a: r.score(dev, raw_dev) for a, r in rankers.items()}
     results["ranker_fit_seconds"] = round(time.perf_counter() - t, 1)
-    _score("+ hubness-corrected sims, ridge, raw z", dev, z_rank, results, ranking_only=True)
-    _score("+ hubness-corrected sims, ridge + calib (OOF)", dev, stacking.grouped_oof(z_rank[:, None], dev), results)
+    for a, z in z_by_alpha.items():
+        _score(f"+ hubness-corrected sims, ridge a={a:g}, raw z", dev, z, results, ranking_only=True)
+    oof, picks = stacking.grouped_oof_select({a: z[:, None] for a, z in z_by_alpha.items()}, dev)
+    results["ridge_alpha_picked_per_fold"] = picks
+    _score("+ hubness-corrected sims, ridge (alpha picked in-fold) + calib (OOF)", dev, oof, results)
+    from scipy.stats import spearmanr
+
+    alpha = max(ALPHAS, key=lambda a: spearmanr(z_by_alpha[a], [d["average"] for d in dev])[0])
+    results["ridge_alpha_shipped"] = alpha
+    qp.rank, z_rank = rankers[alpha], z_by_alpha[alpha]
+
+    def per_alpha(extra: np.ndarray | None) -> dict:
+        return {a: (z[:, None] if extra is None else np.hstack([z[:, None], extra])) for a, z in z_by_alpha.items()}
+
+    oof_rows = {"ranker": oof}
     level_model = stacking.LevelModel().fit(train, raw_train)
     level = level_model.score(dev, raw_dev)
     results["level_alpha"] = level_model.alpha
     candidates = {"ranker": z_rank[:, None]}
     candidates["ranker+level"] = np.stack([z_rank, level], 1)
-    _score("ranker + story-level ridge + calib (OOF)", dev, stacking.grouped_oof(candidates["ranker+level"], dev), results)
+    oof_rows["ranker+level"] = stacking.grouped_oof_select(per_alpha(level[:, None]), dev)[0]
+    _score("ranker + story-level ridge + calib (OOF)", dev, oof_rows["ranker+level"], results)
 
     ce = None
     if not args.no_cross_encoder:
@@ -151,11 +166,12 @@ def main() -> None:
         _score("cross-encoder pair diff + calib (OOF)", dev, stacking.grouped_oof(ce_comps[:, :1], dev), results)
         _score("cross-encoder diff + level + calib (OOF)", dev, stacking.grouped_oof(ce_comps, dev), results)
         candidates["ranker+cross-encoder"] = np.hstack([z_rank[:, None], ce_comps])
-        _score("ranker + cross-encoder + calib (OOF)", dev, stacking.grouped_oof(candidates["ranker+cross-encoder"], dev), results)
+        oof_rows["ranker+cross-encoder"] = stacking.grouped_oof_select(per_alpha(ce_comps), dev)[0]
+        _score("ranker + cross-encoder + calib (OOF)", dev, oof_rows["ranker+cross-encoder"], results)
 
     def oof_sum(name: str) -> float:
         row = results["stages"].get(
-            {"ranker": "+ hubness-corrected sims, ridge + calib (OOF)",
+            {"ranker": "+ hubness-corrected sims, ridge (alpha picked in-fold) + calib (OOF)",  # noqa: E501
              "ranker+level": "ranker + story-level ridge + calib (OOF)",
              "ranker+cross-encoder": "ranker + cross-encoder + calib (OOF)"}[name]
         )
@@ -164,7 +180,7 @@ def main() -> None:
     chosen = max(candidates, key=oof_sum)
     results["final_components"] = chosen
     comps = candidates[chosen]
-    _score(f"FINAL ({chosen}) + calib (OOF)", dev, stacking.grouped_oof(comps, dev), results)
+    _score(f"FINAL ({chosen}) + calib (OOF)", dev, oof_rows[chosen], results)
     if chosen == "ranker+level":
         qp.level = level_model
     if chosen == "ranker+cross-encoder":

@@ -36,6 +36,7 @@ __all__ = [
     "Calibrator",
     "QualityPredictor",
     "grouped_oof",
+    "grouped_oof_select",
 ]
 
 
@@ -365,3 +366,25 @@ def grouped_oof(
             cal._fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
         out[test_idx] = cal.apply(comps[test_idx])
     return out
+
+
+def grouped_oof_select(
+    candidates: dict[str, np.ndarray], samples: Sequence[Sample], n_splits: int = 5
+) -> tuple[np.ndarray, list[str]]:
+    """Like :func:`grouped_oof`, but each fold first picks, on its fitting folds only, the
+    candidate component matrix (e.g. rankers with different ridge alphas) whose first
+    column has the highest Spearman there. Returns (OOF predictions, pick per fold)."""
+    from scipy.stats import spearmanr
+    from sklearn.model_selection import GroupKFold
+
+    names = list(candidates)
+    mats = {k: np.asarray(v, dtype=np.float64).reshape(len(samples), -1) for k, v in candidates.items()}
+    y = np.array([float(s["average"]) for s in samples])
+    groups = [s["homonym"] for s in samples]
+    out, picks = np.zeros(len(samples)), []
+    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(y, groups=groups):
+        best = max(names, key=lambda k: spearmanr(mats[k][fit_idx, 0], y[fit_idx])[0])
+        picks.append(best)
+        cal = Calibrator().fit(mats[best][fit_idx], [samples[i] for i in fit_idx])
+        out[test_idx] = cal.apply(mats[best][test_idx])
+    return out, picks
