@@ -81,8 +81,9 @@ def main() -> None:
     ap.add_argument("--ce-dir", type=Path, default=None, help="cross-encoder dir (default OUT/cross_encoder)")
     ap.add_argument("--no-cross-encoder", action="store_true")
     ap.add_argument("--ce-epochs", type=int, default=1)
-    ap.add_argument("--ce-max-len", type=int, default=96)
-    ap.add_argument("--ce-freeze", type=int, default=3, help="frozen lower layers of the cross-encoder")
+    ap.add_argument("--ce-max-len", type=int, default=128)
+    ap.add_argument("--ce-freeze", type=int, default=0, help="frozen lower layers of the cross-encoder")
+    ap.add_argument("--ce-lr", type=float, default=1e-4)
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_quality.json")
     args = ap.parse_args()
     encoder.set_offline(2)
@@ -152,6 +153,7 @@ def main() -> None:
                 epochs=args.ce_epochs,
                 max_seq_length=args.ce_max_len,
                 freeze_layers=args.ce_freeze,
+                lr=args.ce_lr,
                 log=lambda m: print(m, flush=True),
             )
         log = json.loads((ce_dir / crossencoder.LOG_FILE).read_text())
