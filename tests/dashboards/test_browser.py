@@ -25,7 +25,7 @@ def log_in(page, live_server):
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_the_leaderboard_setup_view_and_agreement_render_their_charts(
+def test_the_leaderboard_and_setup_view_render_their_charts(
     live_server, page, researcher, dev_json
 ):
     from annotations.importers import ambistory_import, parse_ambistory
@@ -51,6 +51,7 @@ def test_the_leaderboard_setup_view_and_agreement_render_their_charts(
     )
     assert points > 0
     screenshot(page, "dashboard-leaderboard")
+    page.wait_for_load_state("networkidle")
 
     setup_id = split.samples.order_by("position").first().story.setup_id
     page.goto(f"{live_server.url}/dashboards/setups/{setup_id}/")
@@ -61,12 +62,7 @@ def test_the_leaderboard_setup_view_and_agreement_render_their_charts(
     )
     assert sum(bars) >= 30  # every rating of the six cells is drawn
     screenshot(page, "dashboard-setup")
+    page.wait_for_load_state("networkidle")
 
-    page.goto(f"{live_server.url}/dashboards/?split={split.id}")
-    page.wait_for_function(CHART_READY, arg="chart-histogram")
-    page.wait_for_function(CHART_READY, arg="chart-homonym-sd")
-    page.wait_for_function(  # the bootstrap intervals arrived
-        "() => /[0-9]/.test(document.querySelector('tr[data-key=alpha] .interval').textContent)"
-    )
-    assert "Krippendorff" in page.inner_text("#agreement-figures")
-    screenshot(page, "dashboard-agreement")
+    # no request may outlive the test: on SQLite the live server shares the test connection
+    page.goto("about:blank")
