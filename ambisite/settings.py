@@ -116,8 +116,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     )
     # Tests that start a real worker process need the test database in a file it can open.
-    if os.environ.get("SQLITE_TEST_NAME"):
-        DATABASES["default"]["TEST"] = {"NAME": os.environ["SQLITE_TEST_NAME"]}
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("SQLITE_TEST_NAME", str(VAR_DIR / "test-ambisite.sqlite3"))
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
