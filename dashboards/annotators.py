@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import F, FloatField, Func, QuerySet
+from django.db.models import Count, F, FloatField, Func, Q, QuerySet
 
 from annotations import metrics
 from annotations.models import Rater, RaterExclusion, Rating
@@ -198,32 +198,22 @@ def rater_rows(ratings: QuerySet[Rating]) -> RaterRows:
     return RaterRows(ratings)
 
 
-def attention_fields() -> list[str]:
-    """Attention-check fields on Participant, if the studies app has any (else none)."""
-    from studies.models import Participant
-
-    return [
-        f.name
-        for f in Participant._meta.concrete_fields
-        if "attention" in f.name and not f.is_relation
-    ]
-
-
 def participant_info(rater_ids: list[int]) -> dict[int, dict]:
-    """Study participation of the raters (1 query): study, status and any attention-check
-    fields the studies app exposes on Participant."""
+    """Study participation of the raters (1 query): study, status and attention-check
+    results (checks passed and failed, graded on the first answer)."""
     from studies.models import Participant
 
-    extra = attention_fields()
-    rows = Participant.objects.filter(rater_id__in=rater_ids).values(
-        "rater_id", "status", "study__slug", *extra
+    rows = (
+        Participant.objects.filter(rater_id__in=rater_ids)
+        .annotate(
+            checks_passed=Count("attention_answers", filter=Q(attention_answers__passed=True)),
+            checks_failed=Count("attention_answers", filter=Q(attention_answers__passed=False)),
+        )
+        .values("rater_id", "status", "study__slug", "checks_passed", "checks_failed")
     )
     out = {}
     for row in rows:
-        row["attention"] = {name: row[name] for name in extra}
-        row["failed_attention"] = any(
-            "fail" in name and bool(value) for name, value in row["attention"].items()
-        )
+        row["failed_attention"] = row["checks_failed"] > 0
         out[row["rater_id"]] = row
     return out
 

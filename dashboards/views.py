@@ -149,7 +149,6 @@ def annotator_quality(request):
         "n_raters": len(rows),
         "n_flagged": rows.n_flagged,
         "exclusions": annotators.active_exclusions(),
-        "attention_fields": annotators.attention_fields(),
         "thresholds": annotators,
         "query": keep.urlencode(),
         "next": request.get_full_path(),

@@ -98,3 +98,23 @@ def test_annotator_quality_flags_straight_lining_and_excludes_with_a_reason(rese
     assert Rating.objects.filter(rater=flat).count() == 6  # nothing deleted
     researcher_client.post(url, {"action": "include"})
     assert RaterExclusion.objects.get(rater=flat).revoked_at is not None
+
+
+def test_annotator_quality_shows_attention_check_results_and_flags_a_failure(researcher_client):
+    from studies.models import Participant
+    from studies.services import participant_arrive
+    from tests.studies.helpers import open_study, pid, qualify, rate_all
+
+    study = open_study(2, per_participant=2, ratings=2)
+    passed, failed = (participant_arrive(study=study, pid=pid(n)) for n in (1, 2))
+    for participant, check in ((passed, None), (failed, 3)):  # 3 is off every check
+        participant = Participant.objects.get(pk=participant.pk)
+        qualify(participant)
+        rate_all(participant, check_score=check)
+    response = researcher_client.get("/dashboards/annotators/?include_excluded=on")
+    rows = {r.rater_id: r for r in response.context["page"].object_list}
+    good, bad = rows[passed.rater_id], rows[failed.rater_id]
+    assert (good.participant["checks_passed"], good.participant["checks_failed"]) == (1, 0)
+    assert bad.participant["checks_failed"] == 1 and "failed attention check" in bad.flags
+    assert "failed attention check" not in good.flags
+    assert "1 failed" in response.content.decode()
