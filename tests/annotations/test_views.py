@@ -50,3 +50,13 @@ def test_the_setup_list_renders_in_chromium(live_server, page, researcher, dev_j
     assert page.inner_text("#setup-count") == "98 setups"
     assert page.locator("article.setup").count() == 20
     screenshot(page, "setup-list")
+
+
+def test_with_train_and_dev_loaded_the_first_page_counts_478_setups(researcher_client, dev_split):
+    from annotations.importers import ambistory_import, parse_ambistory
+    from tests.conftest import load_split_json
+
+    ambistory_import(samples=parse_ambistory(load_split_json("train")), split="train")
+    response = researcher_client.get(reverse("annotations:setup_list"))
+    assert "478 setups" in response.content.decode()
+    assert response.context["page"].paginator.count == 478
