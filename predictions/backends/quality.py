@@ -18,16 +18,24 @@ from .crossencoder import artifact_dir
 class QualityBackend(PredictorBackend):
     """Params: ``path`` (a saved QualityPredictor directory, absolute or under
     ``ARTIFACT_ROOT``) or ``model`` (a TrainedModel id), or neither with a ``fit_split``;
-    ``cache`` (feature cache folder, optional); ``batch_size`` (96)."""
+    ``cache`` (feature cache folder, optional); ``with_level`` (add the story-level ridge
+    when fitting; default on, measured better on dev); ``batch_size`` (96)."""
 
     name = "quality"
     version = "1"
     needs_whole_stories = True
 
     def __init__(
-        self, *, path: str = "", model: int | None = None, cache: str = "", batch_size: int = 96
+        self,
+        *,
+        path: str = "",
+        model: int | None = None,
+        cache: str = "",
+        with_level: bool = True,
+        batch_size: int = 96,
     ):
-        super().__init__(path=path, model=model, cache=cache)
+        super().__init__(path=path, model=model, cache=cache, with_level=with_level)
+        self.with_level = bool(with_level)
         self.path, self.model_id, self.cache = path, model, cache or None
         self.batch_size = int(batch_size)
         self.directory: Path | None = None
@@ -40,7 +48,9 @@ class QualityBackend(PredictorBackend):
             self.directory = artifact_dir(model=self.model_id, path=self.path)
             self.predictor = QualityPredictor.load(self.directory, cache_dir=self.cache)
         elif fit_samples:
-            self.predictor = QualityPredictor(cache_dir=self.cache).fit(list(fit_samples))
+            self.predictor = QualityPredictor(cache_dir=self.cache).fit(
+                list(fit_samples), with_level=self.with_level
+            )
         else:
             raise ValueError("give a saved predictor (path=... or model=...) or a fit_split")
 

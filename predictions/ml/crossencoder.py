@@ -213,9 +213,14 @@ def train(
             sched.step()
             total += float(loss.detach()) * len(chunk)
             n += len(chunk)
-        entry = {"epoch": epoch + 1, "loss": total / max(1, n), "seconds": time.perf_counter() - started}
+        entry = {
+            "epoch": epoch + 1,
+            "loss": total / max(1, n),
+            "seconds": time.perf_counter() - started,
+        }
         history.append(entry)
-        log(f"cross-encoder epoch {entry['epoch']}: loss {entry['loss']:.4f} ({entry['seconds']:.1f} s)")
+        loss_s, secs = f"{entry['loss']:.4f}", f"{entry['seconds']:.1f}"
+        log(f"cross-encoder epoch {entry['epoch']}: loss {loss_s} ({secs} s)")
     ce.save(out_dir)
     meta = {
         "epochs": history,

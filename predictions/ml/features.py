@@ -64,9 +64,11 @@ def partner_index(samples: Sequence[Sample]) -> list[int | None]:
     for i, sample in enumerate(samples):
         groups.setdefault(story_key(sample), []).append(i)
     out: list[int | None] = []
-    for i, sample in enumerate(samples):
+    for sample in samples:
         meaning = field(sample, "judged_meaning")
-        others = [j for j in groups[story_key(sample)] if field(samples[j], "judged_meaning") != meaning]
+        others = [
+            j for j in groups[story_key(sample)] if field(samples[j], "judged_meaning") != meaning
+        ]
         out.append(others[0] if others else None)
     return out
 
@@ -114,7 +116,9 @@ def homonym_vectors(
     """
     import torch
 
-    keyed = [f"tok|{a}|{b}|{t}" if sp else f"tok|-|-|{t}" for t, sp in items for a, b in [sp or (0, 0)]]
+    keyed = [
+        f"tok|{a}|{b}|{t}" if sp else f"tok|-|-|{t}" for t, sp in items for a, b in [sp or (0, 0)]
+    ]
     store = cache if cache is not None else EmbeddingCache(None)
     todo = [(k, it) for k, it in dict(zip(keyed, items)).items() if store.get(k) is None]
     if todo:
@@ -181,7 +185,8 @@ def raw_features(samples: Sequence[Sample], cache_dir: str | Path | None = None)
         "example": [(t, homonym_span(t, h)) for t, h in zip(texts["example"], hom)],
         "tsense": [(t, homonym_span(t, h)) for t, h in zip(texts["sense"], hom)],
         "texample": [
-            (t, homonym_span(t, h, len(gloss_text(s)))) for t, h, s in zip(texts["sense"], hom, samples)
+            (t, homonym_span(t, h, len(gloss_text(s))))
+            for t, h, s in zip(texts["sense"], hom, samples)
         ],
     }
     tv = {k: homonym_vectors(v, cache=tcache) for k, v in tok.items()}
@@ -203,10 +208,14 @@ def raw_features(samples: Sequence[Sample], cache_dir: str | Path | None = None)
     return np.stack(cols, 1).astype(np.float64)
 
 
-HUB_NAMES = [f"hub_{a}_{b}" for b in ("sense", "gloss", "example", "meaning") for a in ("story", "ending")]
+HUB_NAMES = [
+    f"hub_{a}_{b}" for b in ("sense", "gloss", "example", "meaning") for a in ("story", "ending")
+]
 
 
-def reference_means(samples: Sequence[Sample], cache_dir: str | Path | None = None) -> dict[str, list[float]]:
+def reference_means(
+    samples: Sequence[Sample], cache_dir: str | Path | None = None
+) -> dict[str, list[float]]:
     """Mean MiniLM embedding of the distinct stories and of the distinct endings of
     ``samples`` (the training split): the reference for :func:`hub_features`."""
     cache = EmbeddingCache(Path(cache_dir) / "minilm_sentences.npz") if cache_dir else None
@@ -219,7 +228,9 @@ def reference_means(samples: Sequence[Sample], cache_dir: str | Path | None = No
 
 
 def hub_features(
-    samples: Sequence[Sample], reference: dict[str, list[float]], cache_dir: str | Path | None = None
+    samples: Sequence[Sample],
+    reference: dict[str, list[float]],
+    cache_dir: str | Path | None = None,
 ) -> np.ndarray:
     """Hubness-corrected similarities, shape ``(n, 8)``: cos(story or ending, sense side)
     minus the sense side's mean cosine to the reference stories (or endings). Senses whose
@@ -230,7 +241,12 @@ def hub_features(
     has_end = np.array([1.0 if field(s, "ending") else 0.0 for s in samples])
     ref_story, ref_end = np.array(reference["story"]), np.array(reference["ending"])
     cols = []
-    for fn in (sense_text, gloss_text, lambda s: field(s, "example_sentence"), lambda s: field(s, "judged_meaning")):
+    for fn in (
+        sense_text,
+        gloss_text,
+        lambda s: field(s, "example_sentence"),
+        lambda s: field(s, "judged_meaning"),
+    ):
         v = embed([fn(s) for s in samples], cache=cache)
         cols.append(_cos(story, v) - v @ ref_story)
         cols.append((_cos(ending, v) - v @ ref_end) * has_end)
@@ -247,9 +263,16 @@ def pair_features(
     in for the partner's row (zeros difference if ``fallback`` is None).
     """
     partners = partner_index(samples)
-    other = np.stack(
-        [raw[p] if p is not None else (fallback if fallback is not None else raw[i]) for i, p in enumerate(partners)]
-    ) if len(samples) else raw
+    other = (
+        np.stack(
+            [
+                raw[p] if p is not None else (fallback if fallback is not None else raw[i])
+                for i, p in enumerate(partners)
+            ]
+        )
+        if len(samples)
+        else raw
+    )
     diff = raw - other
     groups = setup_sense_groups(samples)
     mean = np.stack([diff[g].mean(0) for g in groups]) if len(samples) else diff

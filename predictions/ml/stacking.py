@@ -18,13 +18,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .features import hub_features, pair_features, partner_index, raw_features, reference_means, setup_sense_groups
+from .features import (
+    hub_features,
+    pair_features,
+    partner_index,
+    raw_features,
+    reference_means,
+    setup_sense_groups,
+)
 from .texts import Sample
 
 __all__ = [
@@ -37,14 +45,21 @@ __all__ = [
     "QualityPredictor",
     "grouped_oof",
     "grouped_oof_select",
+    "train_oof_components",
+    "ce_calibrator",
 ]
 
 
-def antisymmetrise(scores: np.ndarray, samples: Sequence[Sample], center: float = 0.0) -> np.ndarray:
+def antisymmetrise(
+    scores: np.ndarray, samples: Sequence[Sample], center: float = 0.0
+) -> np.ndarray:
     """``(s_i - s_partner) / 2`` per story; ``s_i - center`` where a story has one sense."""
     partners = partner_index(samples)
     return np.array(
-        [(scores[i] - scores[p]) / 2 if p is not None else scores[i] - center for i, p in enumerate(partners)],
+        [
+            (scores[i] - scores[p]) / 2 if p is not None else scores[i] - center
+            for i, p in enumerate(partners)
+        ],
         dtype=np.float64,
     )
 
@@ -74,7 +89,7 @@ class RankModel:
     intercept_: float = 0.0
     raw_mean_: np.ndarray | None = None
 
-    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> "RankModel":
+    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> RankModel:
         """Fit on labelled samples; ``raw`` is :func:`features.raw_features` of them."""
         from sklearn.linear_model import Ridge
 
@@ -96,20 +111,31 @@ class RankModel:
         return antisymmetrise(r, samples) if len(samples) else r
 
     def to_dict(self) -> dict:
-        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "RankModel":
+    def from_dict(cls, d: dict) -> RankModel:
         arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
-        return cls(**{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()})
+        return cls(
+            **{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()}
+        )
 
 
-def _symmetric_features(samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None) -> np.ndarray:
+def _symmetric_features(
+    samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None
+) -> np.ndarray:
     """Pair means of ``raw`` (+ their setup/sense means, has-ending gates and the flag)."""
     from .texts import field
 
     partners = partner_index(samples)
-    other = np.stack([raw[p] if p is not None else (fallback if fallback is not None else raw[i]) for i, p in enumerate(partners)])
+    other = np.stack(
+        [
+            raw[p] if p is not None else (fallback if fallback is not None else raw[i])
+            for i, p in enumerate(partners)
+        ]
+    )
     mean = (raw + other) / 2
     groups = setup_sense_groups(samples)
     setup = np.stack([mean[g].mean(0) for g in groups])
@@ -133,7 +159,7 @@ class LevelModel:
     intercept_: float = 0.0
     raw_mean_: np.ndarray | None = None
 
-    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> "LevelModel":
+    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> LevelModel:
         from scipy.stats import spearmanr
         from sklearn.linear_model import Ridge
         from sklearn.model_selection import GroupKFold
@@ -142,7 +168,9 @@ class LevelModel:
         X = _symmetric_features(samples, raw, self.raw_mean_)
         y = np.array([float(s["average"]) for s in samples])
         partners = partner_index(samples)
-        target = np.array([(y[i] + y[p]) / 2 if p is not None else y[i] for i, p in enumerate(partners)])
+        target = np.array(
+            [(y[i] + y[p]) / 2 if p is not None else y[i] for i, p in enumerate(partners)]
+        )
         self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-9
         Xs = (X - self.mean_) / self.scale_
         groups = [s["homonym"] for s in samples]
@@ -164,13 +192,17 @@ class LevelModel:
         return ((X - self.mean_) / self.scale_) @ self.coef_
 
     def to_dict(self) -> dict:
-        return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.__dict__.items()
+        }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "LevelModel":
+    def from_dict(cls, d: dict) -> LevelModel:
         arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
         d = {k: (tuple(v) if k == "alphas" else v) for k, v in d.items()}
-        return cls(**{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()})
+        return cls(
+            **{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()}
+        )
 
 
 @dataclass
@@ -193,7 +225,9 @@ class Calibrator:
         z = self.combine(comps)
         return self.mid + self.amp * np.tanh(z / self.scale) + self.slope * z
 
-    def fit(self, comps: np.ndarray, samples: Sequence[Sample], weight_grid: Sequence[float] = ()) -> "Calibrator":
+    def fit(
+        self, comps: np.ndarray, samples: Sequence[Sample], weight_grid: Sequence[float] = ()
+    ) -> Calibrator:
         """Choose component weights (max Spearman) then the map (max accuracy) on ``samples``."""
         from scipy.stats import spearmanr
 
@@ -205,10 +239,12 @@ class Calibrator:
         grid = list(weight_grid) or list(np.linspace(0.0, 1.0, 11))
         for _ in range(2):  # coordinate ascent on Spearman, first weight fixed at 1
             for j in range(1, k):
-                def rho(w: float) -> float:
+
+                def rho(w: float, j: int = j) -> float:
                     trial = list(self.weights)
                     trial[j] = w
                     return spearmanr(self.combine_with(comps, trial), y)[0]
+
                 self.weights[j] = float(grid[int(np.nanargmax([rho(w) for w in grid]))])
         self._fit_map(self.combine(comps), samples)
         return self
@@ -289,8 +325,18 @@ class QualityPredictor:
         alpha: float = 1.0,
         with_level: bool = False,
         with_hub: bool = True,
-    ) -> "QualityPredictor":
-        """Fit the ranker on ``train_samples`` and calibrate on ``tune_samples`` (or train)."""
+        oof_calibration: bool = True,
+        ce_weight: float = 0.5,
+    ) -> QualityPredictor:
+        """Fit the ranker (and level model) on ``train_samples``, then the calibrator.
+
+        ``oof_calibration`` (default): the component weights and the rating map are fitted on
+        grouped out-of-fold scores of ``train_samples`` (GroupKFold(5) by homonym), so no labels
+        of ``tune_samples`` are needed; ``tune_samples`` (labels unread) only fix the score scale.
+        The cross-encoder's pair difference enters with weight ``ce_weight`` (in standard
+        deviations of the standardised ranker score). Without ``oof_calibration`` the
+        calibrator is fitted on the labelled ``tune_samples`` (or train) as before.
+        """
         train_samples = list(train_samples)
         self.reference = reference_means(train_samples, self.cache_dir) if with_hub else None
         raw = self.raw(train_samples)
@@ -301,7 +347,19 @@ class QualityPredictor:
         elif cross_encoder is not None:
             self._ce = cross_encoder
         tune = list(tune_samples) if tune_samples is not None else train_samples
-        self.calibrator = Calibrator().fit(self.components(tune), tune)
+        if not oof_calibration or len({s["homonym"] for s in train_samples}) < 5:
+            self.calibrator = Calibrator().fit(self.components(tune), tune)
+            return self
+        oof = train_oof_components(train_samples, raw, alpha=alpha, with_level=with_level)
+        base = Calibrator().fit(oof, train_samples)
+        ref = (
+            self.components(tune)
+            if tune_samples is not None or self._cross_encoder() is not None
+            else oof
+        )
+        k = 2 if with_level else 1
+        ce_ref = ref[:, k] if ref.shape[1] > k else None
+        self.calibrator = ce_calibrator(base, oof, train_samples, ref[:, :k], ce_ref, ce_weight)
         return self
 
     def predict(self, samples: Sequence[Sample]) -> list[float]:
@@ -328,7 +386,7 @@ class QualityPredictor:
         return path
 
     @classmethod
-    def load(cls, directory: str | Path, cache_dir: str | Path | None = None) -> "QualityPredictor":
+    def load(cls, directory: str | Path, cache_dir: str | Path | None = None) -> QualityPredictor:
         """Load what :meth:`save` wrote; a relative ``ce_dir`` is resolved against ``directory``."""
         directory = Path(directory)
         state = json.loads((directory / "quality_predictor.json").read_text())
@@ -344,14 +402,19 @@ class QualityPredictor:
         return obj
 
 
-def ce_components(ratings: np.ndarray, samples: Sequence[Sample], center: float = 3.14) -> np.ndarray:
+def ce_components(
+    ratings: np.ndarray, samples: Sequence[Sample], center: float = 3.14
+) -> np.ndarray:
     """Cross-encoder ratings -> (antisymmetric pair difference, centred pair mean), (n, 2)."""
     z = antisymmetrise(ratings, samples, center=center)
     return np.stack([z, ratings - z - center], 1)
 
 
 def grouped_oof(
-    comps: np.ndarray, samples: Sequence[Sample], n_splits: int = 5, fixed_weights: Sequence[float] | None = None
+    comps: np.ndarray,
+    samples: Sequence[Sample],
+    n_splits: int = 5,
+    fixed_weights: Sequence[float] | None = None,
 ) -> np.ndarray:
     """Out-of-fold calibrated predictions on a labelled split, folds grouped by homonym."""
     from sklearn.model_selection import GroupKFold
@@ -378,7 +441,9 @@ def grouped_oof_select(
     from sklearn.model_selection import GroupKFold
 
     names = list(candidates)
-    mats = {k: np.asarray(v, dtype=np.float64).reshape(len(samples), -1) for k, v in candidates.items()}
+    mats = {
+        k: np.asarray(v, dtype=np.float64).reshape(len(samples), -1) for k, v in candidates.items()
+    }
     y = np.array([float(s["average"]) for s in samples])
     groups = [s["homonym"] for s in samples]
     out, picks = np.zeros(len(samples)), []
@@ -388,3 +453,62 @@ def grouped_oof_select(
         cal = Calibrator().fit(mats[best][fit_idx], [samples[i] for i in fit_idx])
         out[test_idx] = cal.apply(mats[best][test_idx])
     return out, picks
+
+
+def train_oof_components(
+    samples: Sequence[Sample],
+    raw: np.ndarray,
+    *,
+    alpha: float = 1.0,
+    with_level: bool = False,
+    n_splits: int = 5,
+) -> np.ndarray:
+    """Out-of-fold ranker [and level] scores on a labelled split, shape (n, 1 or 2).
+
+    GroupKFold by homonym keeps both senses of a story (and every story of a homonym) in
+    one fold, so every score comes from models that never saw that homonym."""
+    from sklearn.model_selection import GroupKFold
+
+    samples = list(samples)
+    groups = [s["homonym"] for s in samples]
+    out = np.zeros((len(samples), 2 if with_level else 1))
+    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(raw, groups=groups):
+        fit_s, test_s = [samples[i] for i in fit_idx], [samples[i] for i in test_idx]
+        out[test_idx, 0] = (
+            RankModel(alpha=alpha).fit(fit_s, raw[fit_idx]).score(test_s, raw[test_idx])
+        )
+        if with_level:
+            out[test_idx, 1] = LevelModel().fit(fit_s, raw[fit_idx]).score(test_s, raw[test_idx])
+    return out
+
+
+def ce_calibrator(
+    base: Calibrator,
+    oof: np.ndarray,
+    samples: Sequence[Sample],
+    ref_base: np.ndarray,
+    ref_ce: np.ndarray | None,
+    ce_weight: float,
+) -> Calibrator:
+    """The final calibrator over [base components..., cross-encoder diff, cross-encoder level].
+
+    ``base``: weights fitted on the out-of-fold base components ``oof`` of labelled
+    ``samples``; the rating map is fitted there on the standardised base score. ``ref_base``
+    / ``ref_ce`` (unlabelled reference scores, e.g. dev) fix the standard deviations:
+    score = (base/sd_base + ce_weight * ce/sd_ce) / sd_total, then the map.
+    """
+    b_tr = base.combine(oof)
+    unit = Calibrator(weights=[1.0], stds=[1.0])
+    unit._fit_map(b_tr / (b_tr.std() + 1e-9), samples)
+    b = base.combine(ref_base)
+    sd_b = float(b.std()) + 1e-9
+    weights = [w / sd_b for w in base.weights]
+    stds = list(base.stds)
+    if ref_ce is not None:
+        sd_c = float(np.std(ref_ce)) + 1e-9
+        total = float(np.std(b / sd_b + ce_weight * ref_ce / sd_c)) + 1e-9
+        weights = [w / total for w in weights] + [ce_weight / total, 0.0]
+        stds += [sd_c, 1.0]
+    return Calibrator(
+        weights=weights, stds=stds, mid=unit.mid, amp=unit.amp, scale=unit.scale, slope=unit.slope
+    )

@@ -70,9 +70,14 @@ def samples() -> list[dict]:
     real = _load_real(3)
     if real:
         return real
-    return _toy_setup("bank", (("a financial institution", "She deposited cash at the bank."),
-                               ("sloping land beside a river", "They fished from the river bank.")),
-                      ("She opened a savings account.", "The water rose over the grass."))
+    return _toy_setup(
+        "bank",
+        (
+            ("a financial institution", "She deposited cash at the bank."),
+            ("sloping land beside a river", "They fished from the river bank."),
+        ),
+        ("She opened a savings account.", "The water rose over the grass."),
+    )
 
 
 def _redacted(samples: list[dict]) -> list[dict]:
@@ -142,7 +147,9 @@ def test_cross_encoder_trains_tiny_epoch_and_predicts(tmp_path, samples):
 
     logs: list[str] = []
     out = tmp_path / "ce"
-    model = crossencoder.train(samples[:8], out, epochs=1, batch_size=8, max_seq_length=64, log=logs.append)
+    model = crossencoder.train(
+        samples[:8], out, epochs=1, batch_size=8, max_seq_length=64, log=logs.append
+    )
     preds = model.predict(_redacted(samples[:4]))
     assert len(preds) == 4 and all(math.isfinite(p) and 1.0 <= p <= 5.0 for p in preds)
     log = json.loads((out / crossencoder.LOG_FILE).read_text())
