@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Sample
 
@@ -33,3 +33,21 @@ def samples_of_split(split: str, dataset: str = "ambistory"):
     if not samples.exists():
         raise CommandError(f"no samples in {dataset}/{split}: import it first")
     return samples
+
+
+class SplitExportCommand(BaseCommand):
+    """An export of one split's samples through a generator of text chunks."""
+
+    @staticmethod
+    def chunks(samples, include_excluded: bool):
+        raise NotImplementedError
+
+    def add_arguments(self, parser):
+        parser.add_argument("--split", required=True)
+        parser.add_argument("--dataset", default="ambistory")
+        parser.add_argument("--output", "-o", default="-")
+        parser.add_argument("--include-excluded", action="store_true")
+
+    def handle(self, *args, **opts):
+        samples = samples_of_split(opts["split"], opts["dataset"])
+        write_chunks(self.chunks(samples, opts["include_excluded"]), opts["output"])
