@@ -19,7 +19,7 @@ of a setup share a story, so they are resampled together.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,33 +62,56 @@ def _codes(values) -> np.ndarray:
     return np.unique(np.asarray(values), return_inverse=True)[1].astype(np.int64).ravel()
 
 
+def compact(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values of a non-negative integer array, and each element's index
+    into them (a bitmap instead of a sort where the values are dense enough)."""
+    if len(key) and int(key.max()) < 4 * len(key) + 1024:
+        present = np.zeros(int(key.max()) + 1, bool)
+        present[key] = True
+        return np.flatnonzero(present), (np.cumsum(present) - 1)[key]
+    distinct, inverse = np.unique(key, return_inverse=True)
+    return distinct, inverse.ravel()
+
+
+def _domain(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(score, return_inverse=True)``, without a sort for small whole scores."""
+    whole = score.astype(np.int64) if len(score) else np.zeros(0, np.int64)
+    if len(score) and whole.min() >= 0 and whole.max() < 1024 and (whole == score).all():
+        domain, index = compact(whole)
+        return domain.astype(score.dtype), index
+    domain, index = np.unique(score, return_inverse=True)
+    return domain, index.ravel()
+
+
 # --- per-sample value counts, alpha and SD -------------------------------------------------
 
 
 @dataclass(frozen=True)
 class UnitCounts:
-    """``counts[u, v]``: how many ratings of sample ``u`` have value ``domain[v]``."""
+    """``counts[u, v]``: how many ratings of sample ``u`` have value ``domain[v]``;
+    ``value[i]``: the index into ``domain`` of rating ``i``."""
 
     counts: np.ndarray
     domain: np.ndarray
     unit_setup: np.ndarray
+    value: np.ndarray
 
 
 def unit_counts(table: RatingTable) -> UnitCounts:
-    domain, value_idx = np.unique(table.score, return_inverse=True)
+    domain, value_idx = _domain(table.score)
     n_units = int(table.sample.max()) + 1 if len(table) else 0
-    flat = table.sample * len(domain) + value_idx.ravel()
+    flat = table.sample * len(domain) + value_idx
     counts = np.bincount(flat, minlength=n_units * len(domain)).reshape(n_units, len(domain))
     unit_setup = np.zeros(n_units, dtype=np.int64)
     unit_setup[table.sample] = table.setup
-    return UnitCounts(counts, domain, unit_setup)
+    return UnitCounts(counts, domain, unit_setup, value_idx)
 
 
-def krippendorff_alpha(table: RatingTable) -> float | None:
+def krippendorff_alpha(table: RatingTable, uc: UnitCounts | None = None) -> float | None:
     """Interval alpha via the ``krippendorff`` package; None where it is undefined."""
     import krippendorff
 
-    uc = unit_counts(table)
+    uc = uc if uc is not None else unit_counts(table)
     pairable = uc.counts[uc.counts.sum(axis=1) >= 2]
     if len(pairable) == 0 or (pairable.sum(axis=0) > 0).sum() < 2:
         return None
@@ -131,9 +154,9 @@ def sample_sds(uc: UnitCounts) -> np.ndarray:
         return np.where(m >= 2, np.sqrt(np.maximum(ss, 0) / (m - 1)), np.nan)
 
 
-def mean_sd(table: RatingTable) -> float | None:
+def mean_sd(table: RatingTable, uc: UnitCounts | None = None) -> float | None:
     """Mean of the per-sample sample SDs (samples with at least two ratings)."""
-    sds = sample_sds(unit_counts(table))
+    sds = sample_sds(uc if uc is not None else unit_counts(table))
     sds = sds[~np.isnan(sds)]
     return float(sds.mean()) if len(sds) else None
 
@@ -150,31 +173,57 @@ def others_means(table: RatingTable) -> np.ndarray:
         return np.where(rest > 0, (total[table.sample] - table.score) / rest, np.nan)
 
 
+@dataclass(frozen=True)
+class RatingCases:
+    """Per rating: its value's index, whether it lies within the accepted band of the other
+    ratings of its sample (1.0/0.0, NaN without others) and the rank code of the others'
+    mean among all distinct others' means (for rank correlations)."""
+
+    value: np.ndarray
+    hits: np.ndarray
+    others_rank: np.ndarray
+    n_others_ranks: int
+
+
+def _distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row code of each row, one copy of each distinct row)`` of a count matrix."""
+    radix, width = int(counts.max()) + 1 if counts.size else 1, counts.shape[1]
+    if width * np.log2(radix) < 62:  # one mixed-radix integer per row
+        codes = counts @ (radix ** np.arange(width, dtype=np.int64))
+        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+        return inverse.ravel(), counts[first]
+    distinct, inverse = np.unique(counts, axis=0, return_inverse=True)
+    return inverse.ravel(), distinct
+
+
+def rating_cases(table: RatingTable, uc: UnitCounts | None = None) -> RatingCases:
+    """Each rating against the other ratings of its sample.
+
+    A rating's case is its value and the multiset of the others; the official rule
+    (:func:`is_within_sd`) is evaluated once per distinct case and mapped back (exact, and
+    fast for a million ratings: there are a few thousand cases).
+    """
+    uc = uc if uc is not None else unit_counts(table)
+    width = len(uc.domain)
+    sample_case, case_counts = _distinct_rows(uc.counts)
+    used, index = compact(sample_case[table.sample] * width + uc.value)
+    others = case_counts[used // width].copy()
+    others[np.arange(len(used)), used % width] -= 1
+    n_others = others.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = np.where(n_others > 0, (others @ uc.domain) / n_others, np.nan)
+    hits = np.full(len(used), np.nan)
+    for k in np.flatnonzero(n_others):
+        labels = np.repeat(uc.domain, others[k]).tolist()
+        hits[k] = float(is_within_sd(float(uc.domain[used[k] % width]), labels))
+    ranks, rank_of = np.unique(np.nan_to_num(means, nan=np.inf), return_inverse=True)
+    return RatingCases(uc.value, hits[index], rank_of.ravel()[index], len(ranks))
+
+
 def others_hits(table: RatingTable) -> np.ndarray:
     """1.0 where a rating is within the accepted band of the other ratings of its sample
-    (the official rule), 0.0 outside, NaN where the sample has no other rating.
-
-    The rule depends only on the rating and the multiset of the others, so it is evaluated
-    once per distinct case and mapped back (exact, and fast for a million ratings).
-    """
-    uc = unit_counts(table)
-    value_idx = np.searchsorted(uc.domain, table.score)
-    others = uc.counts[table.sample].copy()
-    others[np.arange(len(table)), value_idx] -= 1
-    # one integer per (rating value, multiset of the others): a mixed-radix code
-    radix = int(uc.counts.max()) + 1 if len(table) else 1
-    codes = value_idx.astype(np.int64)
-    scale = len(uc.domain)
-    for column in others.T:
-        codes = codes + column * scale
-        scale *= radix
-    distinct, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
-    results = np.empty(len(distinct))
-    for k, row in enumerate(first):
-        labels = np.repeat(uc.domain, others[row]).tolist()
-        value = float(uc.domain[value_idx[row]])
-        results[k] = float(is_within_sd(value, labels)) if labels else np.nan
-    return results[inverse.ravel()]
+    (the official rule), 0.0 outside, NaN where the sample has no other rating."""
+    return rating_cases(table).hits
 
 
 # --- weighted grouped rank correlation (for per-annotator Spearman and its bootstrap) --
@@ -226,31 +275,6 @@ def grouped_pearson(
         return np.where(ok, cov / np.sqrt(np.where(ok, vx * vy, 1)), np.nan)
 
 
-@dataclass
-class AnnotatorScores:
-    """Per annotator unit (a rater within one group): the official metrics vs the others."""
-
-    unit: np.ndarray  # annotator unit of each usable rating
-    unit_group: np.ndarray  # group of each annotator unit
-    hits: np.ndarray  # per usable rating
-    x_ranks: GroupedRanks = field(repr=False)
-    y_ranks: GroupedRanks = field(repr=False)
-    rows: np.ndarray  # indices of the usable ratings in the table
-    n_units: int = 0
-    sample_group: np.ndarray | None = None  # group code of each sample
-
-    def scores(self, row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(accuracy, spearman)`` per unit for the given weights (all 1 by default)."""
-        w = np.ones(len(self.rows)) if row_weights is None else row_weights
-        n = np.bincount(self.unit, w, minlength=self.n_units)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            acc = np.where(n > 0, np.bincount(self.unit, w * self.hits, self.n_units) / n, np.nan)
-        rho = grouped_pearson(
-            self.unit, self.x_ranks.ranks(w), self.y_ranks.ranks(w), w, self.n_units
-        )
-        return acc, rho
-
-
 def sample_groups(table: RatingTable) -> np.ndarray:
     """Group code of each sample: samples rated by exactly the same set of raters.
 
@@ -272,91 +296,27 @@ def sample_groups(table: RatingTable) -> np.ndarray:
     return np.unique(np.column_stack(keys), axis=0, return_inverse=True)[1].ravel()
 
 
-def annotator_scores(table: RatingTable, *, groups_known: bool) -> AnnotatorScores:
-    """Score every rating against the other ratings of its sample, per annotator unit.
-
-    With ``groups_known`` an annotator unit is a rater within one group (the paper's
-    groups); otherwise (imported data: raters are import positions, not people) a unit is
-    a rater and all samples form one group.
-    """
-    n_per_sample = np.bincount(table.sample)
-    rows = np.flatnonzero(n_per_sample[table.sample] >= 2)
-    groups = sample_groups(table) if groups_known else np.zeros(len(n_per_sample), np.int64)
-    pair = groups[table.sample[rows]] * (int(table.rater.max()) + 1) + table.rater[rows]
-    unit_values, unit = np.unique(pair, return_inverse=True)
-    unit = unit.ravel()
-    unit_group = unit_values // (int(table.rater.max()) + 1)
-    hits = others_hits(table)[rows]
-    loo = others_means(table)[rows]
-    return AnnotatorScores(
-        unit=unit,
-        unit_group=unit_group,
-        hits=hits,
-        x_ranks=GroupedRanks(unit, table.score[rows]),
-        y_ranks=GroupedRanks(unit, loo),
-        rows=rows,
-        n_units=len(unit_values),
-        sample_group=groups,
-    )
-
-
-def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray) -> float:
-    best = np.full(len(ok_groups), -np.inf)
-    finite = ~np.isnan(values)
-    np.maximum.at(best, unit_group[finite], values[finite])
-    chosen = best[ok_groups & np.isfinite(best)]
-    return float(chosen.mean()) if len(chosen) else float("nan")
-
-
-def _nanmean(values: np.ndarray) -> float:
-    values = values[~np.isnan(values)]
-    return float(values.mean()) if len(values) else float("nan")
-
-
-def upper_bound_figures(
-    ann: AnnotatorScores, ok_groups: np.ndarray | None, weights: np.ndarray | None = None
-) -> dict[str, float]:
-    """The human upper bound: ``average_*`` over all annotator units, ``best_*`` the mean
-    over groups of the group's best unit (each metric's best chosen separately)."""
-    acc, rho = ann.scores(weights)
-    out = {"average_accuracy": _nanmean(acc), "average_spearman": _nanmean(rho)}
-    if ok_groups is not None:
-        out["best_accuracy"] = _best_per_group(acc, ann.unit_group, ok_groups)
-        out["best_spearman"] = _best_per_group(rho, ann.unit_group, ok_groups)
-    return out
-
-
-def loo_spearman(ann: AnnotatorScores) -> dict[str, float]:
-    """RAW-C's leave-one-annotator-out agreement: per annotator, Spearman between their
-    ratings and the others' mean on the same items; mean, median, min, max over annotators."""
-    rho = ann.scores()[1]
-    rho = rho[~np.isnan(rho)]
-    if not len(rho):
-        return {
-            "mean": float("nan"),
-            "median": float("nan"),
-            "min": float("nan"),
-            "max": float("nan"),
-            "n": 0,
-        }
-    return {
-        "mean": float(rho.mean()),
-        "median": float(np.median(rho)),
-        "min": float(rho.min()),
-        "max": float(rho.max()),
-        "n": int(len(rho)),
-    }
-
-
 # --- split-half reliability ---------------------------------------------------------------
+
+
+def _fractions(table: RatingTable, seed: int) -> np.ndarray:
+    """A pseudo-random number in [0, 1) per rating from its (sample, rater) pair and the
+    seed (the splitmix64 finaliser), so that a shuffled table gets the same numbers."""
+    n_raters = np.uint64(int(table.rater.max()) + 1 if len(table) else 1)
+    z = table.sample.astype(np.uint64) * n_raters + table.rater.astype(np.uint64)
+    z += np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % 2**64)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z ^= z >> np.uint64(31)
+    return (z >> np.uint64(11)).astype(float) * 2.0**-53
 
 
 def split_halves(table: RatingTable, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Randomly split each sample's ratings into two halves; return ``(mean_a, mean_b, ok)``
-    per sample (``ok``: the sample has at least two ratings)."""
-    rng = np.random.default_rng(seed)
+    per sample (``ok``: the sample has at least two ratings). The split depends on the
+    seed and on who rated what, not on the order of the rows."""
     # one float sort: the integer part orders samples, the random fraction shuffles within
-    order = np.argsort(table.sample + rng.random(len(table)) * 0.5)
+    order = np.argsort(table.sample + _fractions(table, seed) * 0.5)
     s = table.sample[order]
     n = np.bincount(table.sample)
     first = np.r_[0, np.flatnonzero(np.diff(s)) + 1] if len(s) else np.zeros(0, np.int64)
@@ -384,152 +344,3 @@ def split_half(table: RatingTable, seed: int = 0) -> dict[str, float]:
         return {"r": float("nan"), "corrected": float("nan")}
     r = float(np.corrcoef(a[ok], b[ok])[0, 1])
     return {"r": r, "corrected": spearman_brown(r)}
-
-
-# --- everything at once, with bootstrap intervals over setups -----------------------------
-
-BOOTSTRAP_ROW_BUDGET = 10_000_000  # rating-replicates of the per-annotator figures
-MIN_BOOTSTRAP = 20
-
-
-@dataclass
-class Agreement:
-    """Point estimates ``values[key]`` and 95% intervals ``intervals[key] = (low, high)``."""
-
-    values: dict[str, float]
-    intervals: dict[str, tuple[float, float]]
-    n_ratings: int
-    n_samples: int
-    n_setups: int
-    n_boot: int
-    n_boot_annotators: int
-    groups_known: bool
-    n_groups: int
-    loo: dict[str, float]
-
-
-def _setup_sums(unit_setup: np.ndarray, columns: np.ndarray, n_setups: int) -> np.ndarray:
-    return np.column_stack([np.bincount(unit_setup, col, minlength=n_setups) for col in columns.T])
-
-
-class _Resampler:
-    """Everything the figures need, summed per setup so that a replicate is a dot product
-    (alpha, mean SD, split-half) or a reweighting of rows (the per-annotator figures)."""
-
-    def __init__(self, table: RatingTable, ann: AnnotatorScores, seed: int):
-        uc = unit_counts(table)
-        self.n_setups = int(uc.unit_setup.max()) + 1
-        self.alpha = _setup_sums(uc.unit_setup, _alpha_parts(uc), self.n_setups)
-        sds = sample_sds(uc)
-        has_sd = ~np.isnan(sds)
-        self.sd = _setup_sums(
-            uc.unit_setup, np.column_stack([np.nan_to_num(sds), has_sd]), self.n_setups
-        )
-        a, b, ok = split_halves(table, seed)
-        a, b = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
-        self.halves = _setup_sums(
-            uc.unit_setup, np.column_stack([ok, a, b, a * a, b * b, a * b]), self.n_setups
-        )
-        self.row_setup = table.setup[ann.rows]
-
-    def fixed(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """Alpha, mean SD and split-half for a (replicates x setups) weight matrix."""
-        alpha = _alpha_from_parts(weights @ self.alpha)
-        sd = weights @ self.sd
-        n, sa, sb, saa, sbb, sab = (weights @ self.halves).T
-        cov, va, vb = n * sab - sa * sb, n * saa - sa * sa, n * sbb - sb * sb
-        with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where((va > 0) & (vb > 0), cov / np.sqrt(va * vb), np.nan)
-            return {
-                "alpha": alpha,
-                "mean_sd": np.where(sd[:, 1] > 0, sd[:, 0] / sd[:, 1], np.nan),
-                "split_half": 2 * r / (1 + r),
-            }
-
-
-def agreement(
-    table: RatingTable, *, groups_known: bool, n_boot: int = 1000, seed: int = 0
-) -> Agreement:
-    """All agreement figures with percentile bootstrap 95% intervals over setups (seeded).
-
-    Alpha, mean SD and split-half get ``n_boot`` replicates; the per-annotator figures
-    (upper bound, LOO Spearman) get fewer on large data (``n_boot_annotators``).
-    """
-    ann = annotator_scores(table, groups_known=groups_known)
-    ok_groups = _ok_groups(ann) if groups_known else None
-    values = {
-        "alpha": krippendorff_alpha(table),
-        "mean_sd": mean_sd(table),
-        "split_half": split_half(table, seed)["corrected"],
-        **upper_bound_figures(ann, ok_groups),
-    }
-    loo = loo_spearman(ann)
-    values["loo_spearman"] = loo["mean"]
-    intervals, n_annotator = {}, 0
-    n_setups = int(len(np.unique(table.setup)))
-    if n_boot > 0 and len(table):
-        res = _Resampler(table, ann, seed)
-        reps = _replicate(res, ann, ok_groups, n_boot, seed)
-        intervals = {key: _percentile(reps[key]) for key in values if key in reps}
-        n_annotator = _replicates(n_boot, len(ann.rows))
-    return Agreement(
-        values={k: (float("nan") if v is None else float(v)) for k, v in values.items()},
-        intervals=intervals,
-        n_ratings=len(table),
-        n_samples=int(len(np.unique(table.sample))),
-        n_setups=n_setups,
-        n_boot=n_boot if n_boot > 0 else 0,
-        n_boot_annotators=n_annotator,
-        groups_known=groups_known,
-        n_groups=int(ok_groups.sum()) if ok_groups is not None else 0,
-        loo=loo,
-    )
-
-
-def _ok_groups(ann: AnnotatorScores) -> np.ndarray:
-    """Groups usable for the best-per-group variant: enough samples, at least two raters."""
-    sizes = np.bincount(ann.sample_group)
-    raters = np.bincount(ann.unit_group, minlength=len(sizes))
-    return (sizes >= MIN_GROUP_SAMPLES) & (raters >= 2)
-
-
-def _replicates(n_boot: int, n_rows: int) -> int:
-    """Replicates of the per-annotator figures: their cost grows with the ratings."""
-    if n_rows * n_boot <= BOOTSTRAP_ROW_BUDGET:
-        return n_boot
-    return max(MIN_BOOTSTRAP, BOOTSTRAP_ROW_BUDGET // max(n_rows, 1))
-
-
-def _setup_weights(rng, n_setups: int, n_boot: int) -> np.ndarray:
-    """Each row: how often each setup was drawn in one replicate (with replacement)."""
-    draws = rng.integers(0, n_setups, (n_boot, n_setups))
-    offsets = (np.arange(n_boot) * n_setups)[:, None]
-    flat = np.bincount((draws + offsets).ravel(), minlength=n_boot * n_setups)
-    return flat.reshape(n_boot, n_setups).astype(float)
-
-
-def _replicate(res: _Resampler, ann, ok_groups, n_boot: int, seed: int) -> dict[str, list]:
-    """All replicates of the cheap figures; the first ``_replicates(...)`` of them also
-    for the per-annotator figures (the same draws, so the figures stay paired)."""
-    rng = np.random.default_rng(seed)
-    n_annotator = _replicates(n_boot, len(res.row_setup))
-    reps: dict[str, list] = {}
-    for start in range(0, n_boot, 100):
-        weights = _setup_weights(rng, res.n_setups, min(100, n_boot - start))
-        for key, values in res.fixed(weights).items():
-            reps.setdefault(key, []).extend(values.tolist())
-        for w in weights[: max(0, n_annotator - start)]:
-            figures = upper_bound_figures(ann, ok_groups, w[res.row_setup])
-            figures["loo_spearman"] = figures["average_spearman"]
-            for key, value in figures.items():
-                reps.setdefault(key, []).append(value)
-    return reps
-
-
-def _percentile(values: list[float]) -> tuple[float, float]:
-    arr = np.asarray(values, dtype=float)
-    arr = arr[~np.isnan(arr)]
-    if not len(arr):
-        return (float("nan"), float("nan"))
-    low, high = np.percentile(arr, [2.5, 97.5])
-    return (float(low), float(high))

@@ -14,7 +14,7 @@ from django.db.models import Count, F, FloatField, Func, Q, QuerySet
 from annotations import metrics
 from annotations.models import Rater, RaterExclusion, Rating
 
-from .selectors import flat_array
+from .selectors import codes, flat_array
 
 MIN_ITEMS = 5  # fewer items say nothing about a response style
 LOW_CORRELATION = 0.2
@@ -64,12 +64,13 @@ def _fetch(ratings: QuerySet[Rating]):
     )
     rows = flat_array(qs, 4, dtype=float)
     ints = rows[:, :3].astype(np.int64)
-    rater_ids, rater_code = np.unique(ints[:, 1], return_inverse=True)
+    samples = codes(ints[:, 0])
+    rater_ids, rater_code = metrics.compact(ints[:, 1])
     table = metrics.RatingTable(
-        sample=metrics._codes(ints[:, 0]),
-        rater=rater_code.ravel().astype(np.int64),
+        sample=samples,
+        rater=rater_code.astype(np.int64),
         score=ints[:, 2].astype(float),
-        setup=metrics._codes(ints[:, 0]),  # no bootstrap here: setups are not needed
+        setup=samples,  # no bootstrap here: setups are not needed
     )
     return table, rater_ids, rows[:, 3]
 

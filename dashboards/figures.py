@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from annotations import metrics
+from annotations import metrics_bootstrap as metrics
 
 from .forms import SampleFilterForm
 from .selectors import groups_are_known, rating_table
@@ -15,7 +15,7 @@ N_BOOT = 1000
 
 @dataclass(frozen=True)
 class Metric:
-    """One agreement figure: a key into :class:`annotations.metrics.Agreement`."""
+    """One agreement figure: a key into :class:`annotations.metrics_bootstrap.Agreement`."""
 
     key: str
     title: str
@@ -87,7 +87,7 @@ METRICS = [
 def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> dict:
     """Figures for the filtered samples; ``n_boot=0`` skips the intervals (fast page)."""
     ratings = form.ratings()
-    table = rating_table(ratings)
+    table = rating_table(ratings, form.samples())
     if len(table) == 0:
         return {"empty": True, "metrics": [], "n_ratings": 0}
     known = groups_are_known(ratings)

@@ -45,9 +45,17 @@ class SampleFilterForm(forms.Form):
     def keep_excluded(self) -> bool:
         return bool(self.is_bound and self.is_valid() and self.cleaned_data["include_excluded"])
 
+    @property
+    def filters_samples(self) -> bool:
+        """Whether any field narrows the samples (all samples otherwise)."""
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        return any(data.get(name) for name in ("split", "study", "homonym", "sense", "ending"))
+
     def ratings(self) -> QuerySet[Rating]:
         """Ratings of the filtered samples; with a study chosen, only its participants'."""
-        ratings = Rating.objects.filter(sample__in=self.samples())
+        ratings = Rating.objects.all()
+        if self.filters_samples:  # a semi-join over every rating costs as much as the scan
+            ratings = ratings.filter(sample__in=self.samples())
         study = self.cleaned_data.get("study") if self.is_bound and self.is_valid() else None
         if study is not None:
             ratings = ratings.filter(rater__participant__study=study)

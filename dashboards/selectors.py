@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
-from annotations.metrics import RatingTable, _codes
+from annotations.metrics import RatingTable, compact
 from annotations.models import Rater, Rating, Sample
 from predictions.models import ModelRun, Prediction
 
@@ -23,34 +24,56 @@ def flat_array(qs: QuerySet, n_columns: int, dtype=np.int64) -> np.ndarray:
     """One query: a ``values_list`` queryset of numbers as an ``(n, n_columns)`` array.
 
     The compiled SQL runs on a plain cursor: for a million rows Django's per-row iterator
-    costs more than the query itself. On PostgreSQL each column comes back as one array
-    (``array_agg``), which the driver decodes in C, instead of a million row tuples.
-    NULLs become NaN (use a float ``dtype`` where a column may be NULL)."""
-    sql, params = qs.query.get_compiler(using=qs.db).as_sql()
+    costs more than the query itself. On PostgreSQL each column comes back as one binary
+    string of big-endian 8-byte numbers (``string_agg`` of ``int8send``/``float8send``),
+    which numpy reads without a Python object per value. NULLs become NaN (use a float
+    ``dtype`` where a column may be NULL)."""
+    try:
+        sql, params = qs.query.get_compiler(using=qs.db).as_sql()
+    except EmptyResultSet:
+        return np.zeros((0, n_columns), dtype=dtype)
     connection = connections[qs.db]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            names = [f"c{i}" for i in range(n_columns)]
-            aggregates = ", ".join(f"array_agg(t.{name})" for name in names)
-            cursor.execute(f"SELECT {aggregates} FROM ({sql}) AS t({', '.join(names)})", params)
-            columns = cursor.fetchone()
-            if not columns or columns[0] is None:
-                return np.zeros((0, n_columns), dtype=dtype)
-            return np.column_stack([np.array(col, dtype=dtype) for col in columns])
+            return _binary_columns(cursor, sql, params, n_columns, np.dtype(dtype))
         cursor.execute(sql, params)
         return np.array(cursor.fetchall(), dtype=dtype).reshape(-1, n_columns)
 
 
-def rating_table(ratings: QuerySet[Rating]) -> RatingTable:
-    """One query: ``(sample, rater, score, setup)`` of every rating, as coded arrays."""
-    columns = ("sample_id", "rater_id", "score", "sample__story__setup_id")
-    arr = flat_array(ratings.order_by().values_list(*columns), len(columns))
+def _binary_columns(cursor, sql: str, params, n_columns: int, dtype: np.dtype) -> np.ndarray:
+    names = [f"c{i}" for i in range(n_columns)]
+    if dtype.kind == "f":
+        send, wire = "float8send(coalesce(t.{}::float8, 'NaN'))", ">f8"
+    else:
+        send, wire = "int8send(t.{}::int8)", ">i8"
+    columns = ", ".join(f"string_agg({send.format(name)}, '')" for name in names)
+    cursor.execute(f"SELECT {columns} FROM ({sql}) AS t({', '.join(names)})", params)
+    row = cursor.fetchone()
+    if not row or row[0] is None:
+        return np.zeros((0, n_columns), dtype=dtype)
+    return np.column_stack([np.frombuffer(col, dtype=wire).astype(dtype) for col in row])
+
+
+def rating_table(ratings: QuerySet[Rating], samples: QuerySet[Sample]) -> RatingTable:
+    """Two queries: ``(sample, rater, score)`` of every rating and the setup of every sample
+    (``samples`` must hold the rated ones), as coded arrays. Joined in numpy: a join in
+    SQL costs more than the rows it adds."""
+    arr = flat_array(ratings.order_by().values_list("sample_id", "rater_id", "score"), 3)
+    setups = flat_array(samples.order_by("id").values_list("id", "story__setup_id"), 2)
+    setup_of = setups[np.searchsorted(setups[:, 0], arr[:, 0]), 1] if len(arr) else arr[:, 0]
     return RatingTable(
-        sample=_codes(arr[:, 0]),
-        rater=_codes(arr[:, 1]),
+        sample=codes(arr[:, 0]),
+        rater=codes(arr[:, 1]),
         score=arr[:, 2].astype(float),
-        setup=_codes(arr[:, 3]),
+        setup=codes(setup_of),
     )
+
+
+def codes(values: np.ndarray) -> np.ndarray:
+    """Dense codes ``0..k-1`` of positive integer ids, in id order."""
+    if not len(values):
+        return np.zeros(0, np.int64)
+    return compact(values - values.min())[1].astype(np.int64)
 
 
 def groups_are_known(ratings: QuerySet[Rating]) -> bool:

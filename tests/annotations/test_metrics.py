@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from annotations import metrics
+from annotations import metrics, metrics_annotators, metrics_bootstrap
 from annotations.metrics import RatingTable
 from predictions.evaluation import score_lists
 
@@ -40,7 +40,7 @@ def test_it_gives_alpha_and_mean_sd_by_hand_when_one_annotator_disagrees_with_al
 
 
 def test_it_scores_the_dissenter_against_the_others_with_the_official_rule():
-    result = metrics.agreement(one_dissenter(), groups_known=True, n_boot=20)
+    result = metrics_bootstrap.agreement(one_dissenter(), groups_known=True, n_boot=20)
     # A, B and C are always within the others' band, D only on the unanimous sample
     assert result.values["average_accuracy"] == pytest.approx((1 + 1 + 1 + 0.2) / 4)
     assert result.values["best_accuracy"] == pytest.approx(1.0)
@@ -80,7 +80,7 @@ def official_per_rater(rows) -> dict:
 def test_it_agrees_with_official_score_lists_per_annotator(seed):
     rows = random_study(seed)
     official = official_per_rater(rows)
-    ann = metrics.annotator_scores(RatingTable.from_rows(rows), groups_known=False)
+    ann = metrics_annotators.annotator_scores(RatingTable.from_rows(rows), groups_known=False)
     acc, rho = ann.scores()
     raters = sorted(official)
     assert acc == pytest.approx([official[r].accuracy for r in raters], abs=1e-12)
@@ -97,7 +97,7 @@ def test_it_averages_the_best_annotator_of_each_group():
             for k, rater in enumerate(raters):
                 rows.append((sample, rater, 1 + (i + k * batch) % 5))
     official = official_per_rater(rows)
-    result = metrics.agreement(RatingTable.from_rows(rows), groups_known=True, n_boot=10)
+    result = metrics_bootstrap.agreement(RatingTable.from_rows(rows), groups_known=True, n_boot=10)
     best = [max(official[r].accuracy for r in group) for group in ("ABC", "DEF")]
     mean = statistics.mean(official[r].accuracy for r in "ABCDEF")
     assert result.n_groups == 2
@@ -106,7 +106,7 @@ def test_it_averages_the_best_annotator_of_each_group():
 
 
 def test_it_leaves_best_per_group_out_when_groups_are_unknown():
-    result = metrics.agreement(RatingTable.from_rows(random_study(4)), groups_known=False)
+    result = metrics_bootstrap.agreement(RatingTable.from_rows(random_study(4)), groups_known=False)
     assert "best_accuracy" not in result.values
     assert result.values["loo_spearman"] == result.values["average_spearman"]
 
@@ -143,8 +143,8 @@ def test_bootstrap_intervals_resample_setups_and_are_seeded():
     rows = random_study(6)
     setups = {s: s // 6 for s in range(60)}
     table = RatingTable.from_rows(rows, setups)
-    first = metrics.agreement(table, groups_known=False, n_boot=200, seed=3)
-    again = metrics.agreement(table, groups_known=False, n_boot=200, seed=3)
+    first = metrics_bootstrap.agreement(table, groups_known=False, n_boot=200, seed=3)
+    again = metrics_bootstrap.agreement(table, groups_known=False, n_boot=200, seed=3)
     assert first.intervals == again.intervals
     assert first.n_setups == 10
     low, high = first.intervals["alpha"]

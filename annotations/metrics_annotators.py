@@ -1,0 +1,229 @@
+"""Each annotator against the others: the human upper bound and leave-one-out Spearman.
+
+A pure module (numpy and scipy.sparse, no Django). Every rating is scored against the other
+ratings of its sample (:mod:`annotations.metrics` holds the per-rating facts); an annotator
+*unit* is a rater within one group of samples (or a rater, when groups are unknown).
+
+The figures are computed for a matrix of *setup weights* (one row per bootstrap replicate,
+one column per setup: how often the setup was drawn), so the point estimate is the row of
+ones and a replicate needs no copy of the ratings. Everything that depends on the weights
+is linear in them at the level of *runs* (the ratings of one unit with one value), so it is
+a sparse matrix product; the weighted average ranks are cumulative sums over runs. A rating
+of weight ``w`` counts as ``w`` copies, ties get the average rank, as scipy's Spearman does.
+All sums are of integers and halves, so they are exact and the figures do not depend on
+the order of the ratings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .metrics import (
+    MIN_SPEARMAN_ITEMS,
+    RatingTable,
+    compact,
+    rating_cases,
+    sample_groups,
+    unit_counts,
+)
+
+CHUNK_CELLS = 4_000_000  # (run x replicate) cells held at once
+
+
+def _starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of a sorted array starts."""
+    if not len(sorted_keys):
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+
+
+def _setup_matrix(index, n_rows, setup, n_setups, values=None) -> sparse.csr_matrix:
+    """``m[i, s]``: how many rows (or the sum of ``values``) of index ``i`` lie in setup ``s``."""
+    data = np.ones(len(index)) if values is None else values
+    return sparse.csr_matrix((data, (index, setup)), shape=(n_rows, n_setups))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Ratings grouped by (unit, value code), runs ordered by unit, then by value."""
+
+    of_row: np.ndarray  # run of each rating
+    unit: np.ndarray  # unit of each run
+    unit_start: np.ndarray  # first run of each unit
+    weights: sparse.csr_matrix  # ratings of each run per setup
+
+    @classmethod
+    def build(cls, unit, code, n_codes: int, setup, n_setups: int) -> Runs:
+        distinct, of_row = compact(unit * n_codes + code)
+        run_unit = distinct // n_codes
+        weights = _setup_matrix(of_row, len(distinct), setup, n_setups)
+        return cls(of_row, run_unit, _starts(run_unit), weights)
+
+    def ranks(self, run_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Average rank of each run within its unit, and per unit the weighted sum of
+        squared ranks, per replicate column of ``run_weights``."""
+        ranks = np.cumsum(run_weights, axis=0)
+        ends = ranks[np.r_[self.unit_start[1:], len(ranks)] - 1]
+        ranks -= np.vstack([np.zeros_like(ends[:1]), ends[:-1]])[self.unit]
+        ranks -= 0.5 * run_weights
+        ranks += 0.5
+        squares = run_weights * ranks
+        squares *= ranks
+        return ranks, self.per_unit(squares)
+
+    def per_unit(self, values: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(values, self.unit_start, axis=0)
+
+
+@dataclass
+class AnnotatorScores:
+    """The official metrics of every annotator unit against the others of each sample."""
+
+    unit_group: np.ndarray  # group of each annotator unit
+    sample_group: np.ndarray  # group of each sample
+    n_units: int
+    n_setups: int
+    n_rows: int  # ratings that have another rating of their sample
+    hits: sparse.csr_matrix  # (unit x setup) ratings inside the others' band
+    x: Runs  # the unit's own ratings
+    y: Runs  # the others' means
+    pairs: sparse.csr_matrix  # (x run, y run) pairs of ratings, per setup
+    pair_x: np.ndarray
+    pair_y: np.ndarray
+    pair_unit_start: np.ndarray
+
+    def scores(self, setup_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(accuracy, spearman)`` per unit; for a ``(replicates x setups)`` weight matrix,
+        one row per replicate (all weights 1, a single row, when omitted)."""
+        single = setup_weights is None
+        weights = np.ones((1, self.n_setups)) if single else np.atleast_2d(setup_weights)
+        if not self.n_units:
+            empty = np.zeros((len(weights), 0))
+            return (empty[0], empty[0]) if single else (empty, empty)
+        step = max(1, CHUNK_CELLS // max(self.pairs.shape[0], 1))
+        acc, rho = [], []
+        for start in range(0, len(weights), step):
+            a, r = self._chunk(np.ascontiguousarray(weights[start : start + step].T, float))
+            acc.append(a.T)
+            rho.append(r.T)
+        acc_all, rho_all = np.vstack(acc), np.vstack(rho)
+        return (acc_all[0], rho_all[0]) if single else (acc_all, rho_all)
+
+    def _chunk(self, wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Columns of setup weights ``wt`` (setups x replicates) -> (units x replicates).
+
+        Weighted Pearson of the ranks; the weighted mean rank of a unit of total weight
+        ``n`` is ``(n + 1) / 2`` whatever the ties, so only the squares and the cross
+        products are summed."""
+        wx, wy = self.x.weights @ wt, self.y.weights @ wt
+        rx, sxx = self.x.ranks(wx)
+        ry, syy = self.y.ranks(wy)
+        n = self.x.per_unit(wx)
+        cross = self.pairs @ wt
+        cross *= rx[self.pair_x]
+        cross *= ry[self.pair_y]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc = np.where(n > 0, (self.hits @ wt) / n, np.nan)
+            mean_sq = ((n + 1) / 2) ** 2
+            vx, vy = sxx / n - mean_sq, syy / n - mean_sq
+            cov = np.add.reduceat(cross, self.pair_unit_start, axis=0) / n - mean_sq
+            ok = (n >= MIN_SPEARMAN_ITEMS) & (vx > 1e-12) & (vy > 1e-12)
+            return acc, np.where(ok, cov / np.sqrt(np.where(ok, vx * vy, 1)), np.nan)
+
+
+def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> AnnotatorScores:
+    """Score every rating against the other ratings of its sample, per annotator unit.
+
+    With ``groups_known`` an annotator unit is a rater within one group (the paper's
+    groups); otherwise (imported data: raters are import positions, not people) a unit is
+    a rater and all samples form one group.
+    """
+    uc = uc if uc is not None else unit_counts(table)
+    cases = rating_cases(table, uc)
+    n_per_sample = np.bincount(table.sample)
+    rows = np.flatnonzero(n_per_sample[table.sample] >= 2)
+    groups = sample_groups(table) if groups_known else np.zeros(len(n_per_sample), np.int64)
+    n_raters = int(table.rater.max()) + 1 if len(table) else 1
+    pair = groups[table.sample[rows]] * n_raters + table.rater[rows]
+    unit_values, unit = compact(pair)
+    n_units, n_setups = len(unit_values), int(table.setup.max()) + 1 if len(table) else 0
+    setup, n_x = table.setup[rows], len(uc.domain)
+    x = Runs.build(unit, cases.value[rows], n_x, setup, n_setups)
+    y = Runs.build(unit, cases.others_rank[rows], cases.n_others_ranks, setup, n_setups)
+    distinct, pair_of_row = compact(y.of_row * n_x + cases.value[rows])
+    pair_y = distinct // n_x
+    pair_x = np.empty(len(distinct), np.int64)
+    pair_x[pair_of_row] = x.of_row
+    pair_unit = y.unit[pair_y]
+    return AnnotatorScores(
+        unit_group=unit_values // n_raters,
+        sample_group=groups,
+        n_units=n_units,
+        n_setups=n_setups,
+        n_rows=len(rows),
+        hits=_setup_matrix(unit, n_units, setup, n_setups, cases.hits[rows]),
+        x=x,
+        y=y,
+        pairs=_setup_matrix(pair_of_row, len(distinct), setup, n_setups),
+        pair_x=pair_x,
+        pair_y=pair_y,
+        pair_unit_start=_starts(pair_unit),
+    )
+
+
+def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray):
+    """Per row of ``values`` (replicates x units): the mean over usable groups of the
+    group's best unit (units with no value are skipped, and so are groups without one)."""
+    if not values.shape[1]:
+        return np.full(len(values), np.nan)
+    order = np.argsort(unit_group, kind="stable")
+    groups = unit_group[order]
+    start = _starts(groups)
+    with np.errstate(invalid="ignore"):
+        best = np.fmax.reduceat(values[:, order], start, axis=1)[:, ok_groups[groups[start]]]
+    return _mean_of_finite(best)
+
+
+def _mean_of_finite(values: np.ndarray) -> np.ndarray:
+    """Mean of each row's finite values (NaN for a row without any)."""
+    out = np.full(len(values), np.nan)
+    for k, row in enumerate(values):
+        row = row[np.isfinite(row)]
+        if len(row):
+            out[k] = row.mean()
+    return out
+
+
+def upper_bound_figures(
+    ann: AnnotatorScores, ok_groups: np.ndarray | None, weights: np.ndarray | None = None
+) -> dict[str, np.ndarray | float]:
+    """The human upper bound: ``average_*`` over all annotator units, ``best_*`` the mean
+    over groups of the group's best unit (each metric's best chosen separately). Floats
+    for the point estimate; one value per row of a setup weight matrix otherwise."""
+    acc, rho = ann.scores(weights)
+    acc, rho = np.atleast_2d(acc), np.atleast_2d(rho)
+    out = {"average_accuracy": _mean_of_finite(acc), "average_spearman": _mean_of_finite(rho)}
+    if ok_groups is not None:
+        out["best_accuracy"] = _best_per_group(acc, ann.unit_group, ok_groups)
+        out["best_spearman"] = _best_per_group(rho, ann.unit_group, ok_groups)
+    return {k: float(v[0]) for k, v in out.items()} if weights is None else out
+
+
+def loo_spearman(ann: AnnotatorScores) -> dict[str, float]:
+    """RAW-C's leave-one-annotator-out agreement: per annotator, Spearman between their
+    ratings and the others' mean on the same items; mean, median, min, max over annotators."""
+    rho = ann.scores()[1]
+    rho = rho[~np.isnan(rho)]
+    if not len(rho):
+        nan = float("nan")
+        return {"mean": nan, "median": nan, "min": nan, "max": nan, "n": 0}
+    return {
+        "mean": float(rho.mean()),
+        "median": float(np.median(rho)),
+        "min": float(rho.min()),
+        "max": float(rho.max()),
+        "n": int(len(rho)),
+    }

@@ -1,0 +1,101 @@
+"""Per-annotator figures under bootstrap weights, against the official scorer on copies."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from annotations import metrics, metrics_annotators, metrics_bootstrap
+from annotations.metrics import RatingTable
+from predictions.evaluation import is_within_sd, score_lists
+
+
+def study(seed: int, n_samples: int = 48, per_sample: int = 4, n_raters: int = 7):
+    """Ratings as ``(sample, rater, score)``; six samples to a setup."""
+    rng = np.random.default_rng(seed)
+    return [
+        (s, int(r), int(rng.integers(1, 6)))
+        for s in range(n_samples)
+        for r in rng.choice(n_raters, per_sample, replace=False)
+    ]
+
+
+def official_with_copies(rows, setup_weight: dict[int, int]) -> dict:
+    """Each rater's items repeated as often as their setup was drawn, scored officially."""
+    by_sample: dict = {}
+    for s, r, v in rows:
+        by_sample.setdefault(s, {})[r] = v
+    out = {}
+    for rater in sorted({r for _, r, _ in rows}):
+        labels, preds = [], []
+        for s, ratings in by_sample.items():
+            if rater in ratings and len(ratings) > 1:
+                others = [v for r, v in ratings.items() if r != rater]
+                labels += [others] * setup_weight[s // 6]
+                preds += [ratings[rater]] * setup_weight[s // 6]
+        out[rater] = score_lists(labels, preds) if labels else None
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_setup_weights_count_as_copies_of_the_setups_ratings(seed):
+    rows = study(seed)
+    table = RatingTable.from_rows(rows, {s: s // 6 for s in range(48)})
+    ann = metrics_annotators.annotator_scores(table, groups_known=False)
+    weights = np.random.default_rng(seed).integers(0, 3, (5, 8)).astype(float)
+    acc, rho = ann.scores(weights)
+    for row, w in enumerate(weights):
+        official = official_with_copies(rows, dict(enumerate(w.astype(int))))
+        for unit, rater in enumerate(sorted(official)):
+            score = official[rater]
+            if score is None:
+                assert np.isnan(acc[row, unit])
+                continue
+            assert acc[row, unit] == pytest.approx(score.accuracy, abs=1e-12)
+            if score.total >= 3 and score.spearman is not None:
+                assert rho[row, unit] == pytest.approx(score.spearman, abs=1e-9)
+            else:
+                assert np.isnan(rho[row, unit])
+
+
+def test_a_row_of_ones_is_the_point_estimate():
+    table = RatingTable.from_rows(study(4), {s: s // 6 for s in range(48)})
+    ann = metrics_annotators.annotator_scores(table, groups_known=True)
+    ok = np.ones(len(np.unique(ann.sample_group)), bool)
+    point = metrics_annotators.upper_bound_figures(ann, ok)
+    rows = metrics_annotators.upper_bound_figures(ann, ok, np.ones((2, ann.n_setups)))
+    for key, value in point.items():
+        assert rows[key] == pytest.approx([value, value], nan_ok=True)
+
+
+def test_each_rating_is_judged_against_the_others_with_the_official_rule():
+    rows = study(5, per_sample=5) + [(99, 0, 3)]  # a sample with one rating: no others
+    table = RatingTable.from_rows(rows)
+    by_sample: dict = {}
+    for s, _, v in rows:
+        by_sample.setdefault(s, []).append(v)
+    expected = []
+    for s, _, v in rows:
+        others = list(by_sample[s])
+        others.remove(v)
+        expected.append(float(is_within_sd(v, others)) if others else np.nan)
+    assert metrics.others_hits(table) == pytest.approx(expected, nan_ok=True)
+
+
+def test_figures_do_not_depend_on_the_order_of_the_ratings():
+    rows = study(6)
+    setups = {s: s // 6 for s in range(48)}
+    shuffled = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
+    first, again = (
+        metrics_bootstrap.agreement(RatingTable.from_rows(r, setups), groups_known=True, n_boot=50)
+        for r in (rows, shuffled)
+    )
+    assert first.values == pytest.approx(again.values, nan_ok=True)
+    for key, interval in first.intervals.items():
+        assert again.intervals[key] == pytest.approx(interval, nan_ok=True)
+
+
+def test_no_sample_with_two_ratings_gives_undefined_figures_not_errors():
+    table = RatingTable.from_rows([(s, s % 3, 1 + s % 5) for s in range(12)])
+    result = metrics_bootstrap.agreement(table, groups_known=True, n_boot=20)
+    assert np.isnan(result.values["average_accuracy"]) and result.loo["n"] == 0
