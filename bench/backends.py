@@ -6,6 +6,7 @@
 2. Cross-encoder fine-tuning: seconds per epoch on a train subset, against one inference
    pass over the same subset (the reference), and the epoch time extrapolated to the whole
    train split (the issue's budget: training within about 15 minutes on 2 CPU cores).
+3. Bi-encoder fine-tuning (the one the ``quality`` backend uses): the same measurement.
 
 Needs no database: samples are read from data/ambistory/.
 
@@ -57,12 +58,9 @@ def bench_embedding(dev: list[dict]) -> None:
     print(f"ratio backend/reference: {reference / elapsed:.2f} (>1: repeated texts encoded once)")
 
 
-def bench_crossencoder(train: list[dict], n_train: int) -> None:
-    from predictions.ml.crossencoder import CrossEncoderModel
-    from predictions.ml.crossencoder import train as fit
-
+def bench_finetuning(label: str, model_class, fit, train: list[dict], n_train: int) -> None:
     subset = train[:n_train]
-    base = CrossEncoderModel.base()
+    base = model_class.base()
     base.predict(subset[:4])
     reference = timed(lambda: base.predict(subset, batch_size=16))
     with tempfile.TemporaryDirectory() as folder:
@@ -70,10 +68,24 @@ def bench_crossencoder(train: list[dict], n_train: int) -> None:
         fit(subset, folder, epochs=1, log=log.append)
         epoch = json.loads((Path(folder) / "train_log.json").read_text())["epochs"][0]["seconds"]
     full = epoch * len(train) / n_train
-    print(f"cross-encoder training: {epoch:.1f} s/epoch on {n_train} samples")
+    print(f"{label} training: {epoch:.1f} s/epoch on {n_train} samples")
     print(f"inference pass (ref):   {reference:.1f} s on the same {n_train} samples")
     print(f"ratio training/inference: {epoch / reference:.1f}")
     print(f"extrapolated to all {len(train)} train samples: {full:.0f} s/epoch")
+
+
+def bench_crossencoder(train: list[dict], n_train: int) -> None:
+    from predictions.ml import crossencoder
+
+    bench_finetuning(
+        "cross-encoder", crossencoder.CrossEncoderModel, crossencoder.train, train, n_train
+    )
+
+
+def bench_biencoder(train: list[dict], n_train: int) -> None:
+    from predictions.ml import biencoder
+
+    bench_finetuning("bi-encoder", biencoder.BiEncoderModel, biencoder.train, train, n_train)
 
 
 def main() -> None:
@@ -83,6 +95,7 @@ def main() -> None:
     args = parser.parse_args()
     bench_embedding(samples("dev")[: args.samples])
     bench_crossencoder(samples("train"), args.train)
+    bench_biencoder(samples("train"), args.train)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,15 @@
 
 Everything is trained on train.json. Anything fitted on dev (a constant, component weights,
 the calibration map) is reported out-of-fold: GroupKFold(5) over dev grouped by homonym.
-The shipped artifact goes to --out: ranker + story-level ridge on train, the pointwise
-cross-encoder (trained on train), and a calibrator fitted on grouped out-of-fold scores of
-*train* (dev labels unused; dev inputs only fix the score scale). Its dev numbers are plain
-held-out numbers; the nested row picks alpha / level / CE weight inside grouped dev folds.
+The shipped artifact goes to --out: ranker + story-level ridge on train, a fine-tuned
+MiniLM (trained on train: the bi-encoder by default, or the pointwise cross-encoder), and a
+calibrator fitted on grouped out-of-fold scores of *train* (dev labels unused; dev inputs
+only fix the score scale). Its dev numbers are plain held-out numbers; the nested row picks
+alpha / level / fine-tuned weight inside grouped dev folds.
 
-    python bench/ml_quality.py --cache /work/scratch/fcache   # uses/trains var/models/ce-pointwise
-    python bench/ml_quality.py --no-cross-encoder   # features only (fast)
+    python bench/ml_quality.py   # uses/trains var/models/biencoder (2 epochs, ~4 min)
+    python bench/ml_quality.py --finetuned crossencoder   # var/models/ce-pointwise
+    python bench/ml_quality.py --no-cross-encoder   # frozen features only (fast)
 
 Prints one line per stage and writes bench/results/ml_quality.json.
 """
@@ -32,12 +34,12 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from predictions.evaluation import score_lists  # noqa: E402
-from predictions.ml import crossencoder, encoder, features, stacking  # noqa: E402
+from predictions.ml import biencoder, crossencoder, encoder, features, stacking  # noqa: E402
 from predictions.ml.texts import story_text  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "ambistory"
 ALPHAS = (1.0, 10.0, 100.0, 1000.0)
-CE_WEIGHT = 0.5  # fixed before the pointwise cross-encoder's dev scores were seen
+CE_WEIGHT = 0.5  # fixed before any fine-tuned model's dev scores were seen
 
 
 def _load(name: str, data_dir: Path) -> list[dict]:
@@ -95,7 +97,9 @@ def main() -> None:
     ap.add_argument(
         "--ce-dir", type=Path, default=None, help="cross-encoder dir (default OUT/cross_encoder)"
     )
-    ap.add_argument("--no-cross-encoder", action="store_true")
+    ap.add_argument("--no-cross-encoder", action="store_true", help="no fine-tuned model")
+    ap.add_argument("--finetuned", choices=("biencoder", "crossencoder"), default="biencoder")
+    ap.add_argument("--bi-epochs", type=int, default=2)
     ap.add_argument("--ce-epochs", type=int, default=3)
     ap.add_argument("--ce-max-len", type=int, default=128)
     ap.add_argument(
@@ -180,7 +184,14 @@ def main() -> None:
     _score("ranker + story-level ridge + calib (OOF)", dev, oof_rows["ranker+level"], results)
 
     ce = None
-    if not args.no_cross_encoder:
+    label = "bi-encoder" if args.finetuned == "biencoder" else "cross-encoder"
+    if not args.no_cross_encoder and args.finetuned == "biencoder":
+        ce_dir = args.ce_dir or (REPO / "var" / "models" / "biencoder")
+        if not (ce_dir / crossencoder.LOG_FILE).is_file():
+            biencoder.train(
+                train, ce_dir, epochs=args.bi_epochs, log=lambda m: print(m, flush=True)
+            )
+    elif not args.no_cross_encoder:
         ce_dir = args.ce_dir or (REPO / "var" / "models" / "ce-pointwise")
         if not (ce_dir / crossencoder.LOG_FILE).is_file():
             crossencoder.train(
@@ -193,34 +204,33 @@ def main() -> None:
                 objective=args.ce_objective,
                 log=lambda m: print(m, flush=True),
             )
+    if not args.no_cross_encoder:
         log = json.loads((ce_dir / crossencoder.LOG_FILE).read_text())
-        results["cross_encoder"] = {"dir": str(ce_dir), **log}
-        ce = crossencoder.CrossEncoderModel.load(ce_dir)
+        results["finetuned"] = {"kind": args.finetuned, "dir": str(ce_dir), **log}
+        ce = biencoder.load_trained(ce_dir)
         t = time.perf_counter()
         ce_dev = np.array(ce.predict(dev))
-        results["cross_encoder"]["predict_samples_per_s"] = round(
+        results["finetuned"]["predict_samples_per_s"] = round(
             len(dev) / (time.perf_counter() - t), 1
         )
-        _score("cross-encoder alone, raw rating", dev, ce_dev, results)
+        _score(f"{label} alone, raw rating", dev, ce_dev, results)
         ce_comps = stacking.ce_components(ce_dev, dev)
-        _score("cross-encoder pair diff, raw", dev, ce_comps[:, 0], results, ranking_only=True)
+        _score(f"{label} pair diff, raw", dev, ce_comps[:, 0], results, ranking_only=True)
         _score(
-            "cross-encoder pair diff + calib (OOF)",
+            f"{label} pair diff + calib (OOF)",
             dev,
             stacking.grouped_oof(ce_comps[:, :1], dev),
             results,
         )
         _score(
-            "cross-encoder diff + level + calib (OOF)",
+            f"{label} diff + level + calib (OOF)",
             dev,
             stacking.grouped_oof(ce_comps, dev),
             results,
         )
-        candidates["ranker+cross-encoder"] = np.hstack([z_rank[:, None], ce_comps])
-        oof_rows["ranker+cross-encoder"] = stacking.grouped_oof_select(per_alpha(ce_comps), dev)[0]
-        _score(
-            "ranker + cross-encoder + calib (OOF)", dev, oof_rows["ranker+cross-encoder"], results
-        )
+        candidates[f"ranker+{label}"] = np.hstack([z_rank[:, None], ce_comps])
+        oof_rows[f"ranker+{label}"] = stacking.grouped_oof_select(per_alpha(ce_comps), dev)[0]
+        _score(f"ranker + {label} + calib (OOF)", dev, oof_rows[f"ranker+{label}"], results)
 
     # Calibrator fitted on grouped OOF scores of *train*: dev labels are never used.
     dev_inputs = [
@@ -255,7 +265,7 @@ def main() -> None:
     )
     grid = [(a, lev, 0.0) for a in ALPHAS[:2] for lev in (False, True)]
     if ce is not None:
-        name = f"ranker + level + CE (w={CE_WEIGHT}), calib on train OOF (dev labels unused)"
+        name = f"ranker + level + {label} (w={CE_WEIGHT}), calib on train OOF (dev labels unused)"
         _score(name, dev, train_calibrated(1.0, True, CE_WEIGHT), results)
         grid = [(a, lev, w) for a, lev, _ in grid for w in (0.0, 0.25, 0.5, 0.75, 1.0)]
     from sklearn.model_selection import GroupKFold
@@ -267,13 +277,18 @@ def main() -> None:
         best = max(grid, key=lambda g: spearmanr(preds[g][fit_idx], ys[fit_idx])[0])
         picks.append(list(best))
         nested[test_idx] = preds[best][test_idx]
-    results["nested_picks_alpha_level_ceweight"] = picks
-    _score("nested: alpha/level/CE weight picked in grouped dev folds (OOF)", dev, nested, results)
+    results["nested_picks_alpha_level_finetuned_weight"] = picks
+    _score(
+        f"nested: alpha/level/{label} weight picked in grouped dev folds (OOF)",
+        dev,
+        nested,
+        results,
+    )
 
     qp = stacking.QualityPredictor(cache_dir=args.cache).fit(
         train, dev_inputs, with_level=True, cross_encoder=ce, ce_weight=CE_WEIGHT
     )
-    chosen = "ranker+level" + ("+cross-encoder" if ce is not None else "")
+    chosen = "ranker+level" + (f"+{label}" if ce is not None else "")
     results["final_components"] = chosen
     if ce is not None:
         qp.ce_dir = os.path.relpath(ce_dir, args.out)
@@ -287,9 +302,9 @@ def main() -> None:
     results["artifact"] = {"path": str(path), "calibrator": qp.calibrator.to_dict()}
     results["embedding_samples_per_s"] = round(_throughput(dev, 256), 1)
     print(f"embedding throughput: {results['embedding_samples_per_s']} samples/s", flush=True)
-    if "cross_encoder" in results:
-        secs = [e["seconds"] for e in results["cross_encoder"]["epochs"]]
-        print(f"cross-encoder seconds per epoch: {secs}", flush=True)
+    if "finetuned" in results:
+        secs = [round(e["seconds"], 1) for e in results["finetuned"]["epochs"]]
+        print(f"{label} seconds per epoch: {secs}", flush=True)
     results["wall_seconds"] = round(time.perf_counter() - t0, 1)
     args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.write_text(json.dumps(results, indent=1) + "\n")

@@ -9,6 +9,7 @@ from django import forms
 from annotations.models import Split
 
 from .backends import registry
+from .models import TrainedModel
 
 
 class JSONParamsField(forms.CharField):
@@ -40,11 +41,17 @@ class RunForm(forms.Form):
 
 class TrainForm(forms.Form):
     name = forms.CharField(max_length=200, required=False)
+    kind = forms.ChoiceField(
+        choices=TrainedModel.Kind.choices,
+        initial=TrainedModel.Kind.BIENCODER,
+        required=False,
+        help_text="left out: cross-encoder",
+    )
     split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
     params = JSONParamsField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": '{"epochs": 3}'}),
-        help_text="epochs, seed, batch_size, lr, max_seq_length, limit",
+        help_text="epochs, seed, batch_size, lr, max_seq_length, limit (bi-encoder: layer)",
     )
 
 

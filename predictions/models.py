@@ -108,6 +108,7 @@ class TrainedModel(models.Model):
 
     class Kind(models.TextChoices):
         CROSSENCODER = "crossencoder", "Cross-encoder"
+        BIENCODER = "biencoder", "Bi-encoder"
 
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.CROSSENCODER)

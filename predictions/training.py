@@ -1,7 +1,7 @@
-"""Training jobs: a cross-encoder fine-tuned on a split, stored as an artifact.
+"""Training jobs: MiniLM fine-tuned on a split (cross- or bi-encoder), stored as an artifact.
 
 The Celery task ``predictions.train_model`` calls :func:`trained_model_train`; the model
-directory lands under ``settings.ARTIFACT_ROOT/crossencoder/<id>`` and its training log is
+directory lands under ``settings.ARTIFACT_ROOT/<kind>/<id>`` and its training log is
 appended to ``TrainedModel.log`` epoch by epoch, so the page shows it as it grows.
 """
 
@@ -20,24 +20,36 @@ from .models import ModelRun, TrainedModel
 from .runner import split_rows
 
 Status = ModelRun.Status
-TRAIN_PARAMS = ("epochs", "seed", "batch_size", "lr", "max_seq_length")
+Kind = TrainedModel.Kind
+TRAIN_PARAMS = {
+    Kind.CROSSENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length"),
+    Kind.BIENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length", "layer"),
+}
 
 
 @transaction.atomic
 def trained_model_create(
-    *, name: str, split: Split, params: dict | None = None, created_by=None
+    *,
+    name: str,
+    split: Split,
+    params: dict | None = None,
+    kind: str = Kind.CROSSENCODER,
+    created_by=None,
 ) -> TrainedModel:
-    """Queue the training of a cross-encoder on ``split``'s labelled samples.
+    """Queue the training of a cross-encoder (or ``kind="biencoder"``) on ``split``.
 
-    ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``
-    and ``limit`` (train on the first N samples only, e.g. for a smoke test).
+    ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``,
+    for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
+    for a smoke test).
     """
+    if kind not in Kind.values:
+        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(Kind.values)})")
     params = dict(params or {})
-    unknown = set(params) - set(TRAIN_PARAMS) - {"limit"}
+    unknown = set(params) - set(TRAIN_PARAMS[kind]) - {"limit"}
     if unknown:
         raise ValueError(f"unknown training parameters: {', '.join(sorted(unknown))}")
     model = TrainedModel.objects.create(
-        name=name, split=split, params=params, created_by=created_by
+        name=name, kind=kind, split=split, params=params, created_by=created_by
     )
     from .tasks import train_model
 
@@ -68,7 +80,10 @@ def trained_model_train(*, model_id: int) -> TrainedModel:
 
 
 def _train(model: TrainedModel) -> None:
-    from .ml.crossencoder import train
+    if model.kind == Kind.BIENCODER:
+        from .ml.biencoder import train
+    else:
+        from .ml.crossencoder import train
 
     samples = [row.sample for row in split_rows(model.split, labels=True)]
     limit = model.params.get("limit")
@@ -78,7 +93,7 @@ def _train(model: TrainedModel) -> None:
     model.path = relative
     model.save(update_fields=["path"])
     _append_log(model.pk, f"training on {len(samples)} samples of {model.split}")
-    kwargs = {k: model.params[k] for k in TRAIN_PARAMS if k in model.params}
+    kwargs = {k: model.params[k] for k in TRAIN_PARAMS[model.kind] if k in model.params}
     train(samples, model.directory(), log=lambda line: _append_log(model.pk, line), **kwargs)
     _append_log(model.pk, f"saved to {relative}")
     TrainedModel.objects.filter(pk=model.pk).update(

@@ -108,10 +108,12 @@ def train_start(request: HttpRequest) -> HttpResponse:
     form = TrainForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
+        kind = data["kind"] or TrainedModel.Kind.CROSSENCODER
         try:
             model = trained_model_create(
-                name=data["name"] or f"cross-encoder on {data['split']}",
+                name=data["name"] or f"{kind} on {data['split']}",
                 split=data["split"],
+                kind=kind,
                 params=data["params"],
                 created_by=request.user,
             )

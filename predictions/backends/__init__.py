@@ -16,6 +16,7 @@ BUILTIN: dict[str, str] = {
     "constant": "predictions.backends.baselines.ConstantBackend",
     "embedding": "predictions.backends.embedding.EmbeddingBackend",
     "crossencoder": "predictions.backends.crossencoder.CrossEncoderBackend",
+    "biencoder": "predictions.backends.crossencoder.BiEncoderBackend",
     "quality": "predictions.backends.quality.QualityBackend",
     "openai_chat": "predictions.backends.openai_chat.OpenAIChatBackend",
     "hf_causal": "predictions.backends.hf_causal.HFCausalBackend",

@@ -1,4 +1,5 @@
-"""A fine-tuned MiniLM cross-encoder (see :mod:`predictions.ml.crossencoder`) as a backend.
+"""A fine-tuned MiniLM as a backend: the cross-encoder of :mod:`predictions.ml.crossencoder`
+or the bi-encoder of :mod:`predictions.ml.biencoder` (whichever the directory holds).
 
 The model comes from a training job (``TrainedModel``, param ``model``: its id) or from a
 directory written by ``train`` (param ``path``, absolute or under ``ARTIFACT_ROOT``).
@@ -45,10 +46,10 @@ class CrossEncoderBackend(PredictorBackend):
         self.loaded = None
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
-        from ..ml.crossencoder import CrossEncoderModel
+        from ..ml.biencoder import load_trained
 
         self.directory = artifact_dir(model=self.model_id, path=self.path)
-        self.loaded = CrossEncoderModel.load(self.directory)
+        self.loaded = load_trained(self.directory)
 
     def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:
         if self.loaded is None:
@@ -56,4 +57,26 @@ class CrossEncoderBackend(PredictorBackend):
         return [PredictionOutput(score=v) for v in self.loaded.predict(list(samples))]
 
     def model_version(self) -> str:
-        return f"MiniLM cross-encoder at {self.directory or self.path or self.model_id}"
+        kind = type(self.loaded).__name__ if self.loaded is not None else "MiniLM"
+        return f"{kind} at {self.directory or self.path or self.model_id}"
+
+
+class BiEncoderBackend(CrossEncoderBackend):
+    """The fine-tuned bi-encoder alone: each sense's cosine minus the other sense's of the
+    same story, ``3 + 10 * difference / 2`` clipped to 1-5 (uncalibrated; the ``quality``
+    backend is where it is calibrated and combined). Params as ``crossencoder``."""
+
+    name = "biencoder"
+    needs_whole_stories = True
+
+    def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:
+        import numpy as np
+
+        from ..ml.stacking import antisymmetrise
+
+        if self.loaded is None:
+            self.prepare()
+        samples = list(samples)
+        sims = self.loaded.similarities(samples)
+        z = antisymmetrise(sims, samples, center=float(np.mean(sims)))
+        return [PredictionOutput(score=float(np.clip(3.0 + 10.0 * v, 1.0, 5.0))) for v in z]

@@ -5,6 +5,7 @@
                          batched, cached embeddings
 * :mod:`.features`     - pair-aware (other sense of the same story) similarity features
 * :mod:`.crossencoder` - MiniLM fine-tuned as a (pairwise) cross-encoder regressor
+* :mod:`.biencoder`    - MiniLM fine-tuned as a bi-encoder on the homonym's vectors
 * :mod:`.stacking`     - ``QualityPredictor``: ridge ranker on train + calibration on dev
 
 Build the shipped artifact with ``python bench/ml_quality.py`` (writes

@@ -25,7 +25,7 @@ import numpy as np
 from .encoder import DEFAULT_THREADS, model_path, set_offline
 from .texts import Sample, sense_text, story_key, story_text
 
-__all__ = ["CrossEncoderModel", "train", "pair_texts", "LOG_FILE"]
+__all__ = ["CrossEncoderModel", "train", "pair_texts", "seed_all", "story_units", "LOG_FILE"]
 
 LOG_FILE = "train_log.json"
 MAX_SEQ_LENGTH = 160
@@ -40,7 +40,7 @@ def _target(sample: Sample) -> float:
     return (float(sample["average"]) - 1.0) / 4.0
 
 
-def _seed_all(seed: int) -> None:
+def seed_all(seed: int) -> None:
     import torch
 
     random.seed(seed)
@@ -60,7 +60,7 @@ def _freeze(model: Any, layers: int) -> None:
             p.requires_grad = False
 
 
-def _story_units(data: Sequence[Sample]) -> list[list[int]]:
+def story_units(data: Sequence[Sample]) -> list[list[int]]:
     """Indices of ``data`` grouped by story (both senses of one story together)."""
     groups: dict[tuple, list[int]] = {}
     for i, sample in enumerate(data):
@@ -174,12 +174,12 @@ def train(
     """
     import torch
 
-    _seed_all(seed)
+    seed_all(seed)
     ce = CrossEncoderModel.base(max_seq_length)
     model = ce.model
     _freeze(model, freeze_layers)
     data = list(samples)
-    units = _story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
+    units = story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
     per_batch = max(1, batch_size // 2) if objective == "pairwise" else batch_size
     steps = epochs * math.ceil(len(units) / per_batch)
     params = [p for p in model.parameters() if p.requires_grad]

@@ -5,7 +5,9 @@ Pipeline (``QualityPredictor``):
 1. ``RankModel``: a ridge regression on :func:`features.pair_features`, fitted on *train*
    to predict ``average - average(other sense of the story)``; its output is
    antisymmetrised within each story: ``z_i = (r_i - r_partner) / 2``.
-2. optionally the fine-tuned cross-encoder (trained on train), antisymmetrised the same way.
+2. optionally a fine-tuned MiniLM (trained on train): the bi-encoder of :mod:`.biencoder`
+   (the shipped choice) or the cross-encoder of :mod:`.crossencoder`, antisymmetrised the
+   same way and added with a fixed weight.
 3. ``Calibrator`` (fitted on the tuning split, i.e. dev): the weight of each component in a
    standardised sum, and a strictly increasing map ``mid + amp * tanh(z / scale) + slope * z``
    whose parameters maximise the official accuracy. The small linear term keeps saturated
@@ -274,8 +276,8 @@ class Calibrator:
 class QualityPredictor:
     """Predict the mean plausibility rating (1-5) of AmbiStory samples.
 
-    ``fit(train, tune)``: features + ridge ranker on ``train``; optional cross-encoder scores
-    (``cross_encoder`` = a loaded :class:`CrossEncoderModel` trained on train, or its
+    ``fit(train, tune)``: features + ridge ranker on ``train``; optional scores of a fine-tuned
+    MiniLM (``cross_encoder``: a loaded bi-encoder or cross-encoder trained on train, or its
     directory); the calibrator on ``tune`` (dev) or, without it, on ``train``.
     """
 
@@ -297,9 +299,9 @@ class QualityPredictor:
 
     def _cross_encoder(self) -> Any:
         if self._ce is None and self.ce_dir:
-            from .crossencoder import CrossEncoderModel
+            from .biencoder import load_trained
 
-            self._ce = CrossEncoderModel.load(self.ce_dir)
+            self._ce = load_trained(self.ce_dir)
         return self._ce
 
     def components(self, samples: Sequence[Sample]) -> np.ndarray:

