@@ -185,7 +185,7 @@ class RatingCases:
     n_others_ranks: int
 
 
-def _distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(row code of each row, one copy of each distinct row)`` of a count matrix."""
     radix, width = int(counts.max()) + 1 if counts.size else 1, counts.shape[1]
     if width * np.log2(radix) < 62:  # one mixed-radix integer per row
@@ -205,7 +205,7 @@ def rating_cases(table: RatingTable, uc: UnitCounts | None = None) -> RatingCase
     """
     uc = uc if uc is not None else unit_counts(table)
     width = len(uc.domain)
-    sample_case, case_counts = _distinct_rows(uc.counts)
+    sample_case, case_counts = distinct_rows(uc.counts)
     used, index = compact(sample_case[table.sample] * width + uc.value)
     others = case_counts[used // width].copy()
     others[np.arange(len(used)), used % width] -= 1

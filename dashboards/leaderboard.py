@@ -2,21 +2,23 @@
 
 Scores are recomputed with the official metrics against the current human ratings (valid
 raters only unless the toggle says otherwise), so they match ``run.scores`` as long as no
-exclusion changed since the run was scored.
+exclusion changed since the run was scored. The human labels arrive as per-sample counts of
+each score (:func:`selectors.sample_counts`) and are scored in arrays (:mod:`.scoring`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+import numpy as np
 
-from annotations.models import Rating, Sample
-from predictions import comparison
-from predictions.evaluation import Score, label_mean
-from predictions.models import ModelRun
+from annotations.models import Rating, Sample, Split
+from predictions.comparison import PairedComparison
+from predictions.evaluation import Score
+from predictions.models import ModelRun, Prediction
 
-from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_meta
+from . import scoring
+from .selectors import SCALE, flat_array, lookup, sample_counts, sample_frame
 
 
 @dataclass
@@ -24,11 +26,11 @@ class RunData:
     """A run's predictions aligned with the human labels of its rated samples."""
 
     run: ModelRun
-    sample_ids: list[int]
-    labels: list[list[int]]
-    preds: list[float]
-    ended: list[bool]
-    setups: list[int]
+    sample_ids: np.ndarray
+    labels: scoring.Labels
+    preds: np.ndarray
+    ended: np.ndarray
+    setups: np.ndarray
 
 
 @dataclass
@@ -42,29 +44,33 @@ class RunRow:
         return self.data.run
 
 
-def _ratings(runs: list[ModelRun], include_excluded: bool) -> QuerySet[Rating]:
-    ratings = Rating.objects.filter(sample__split__in={r.split_id for r in runs})
-    return ratings if include_excluded else ratings.valid()
-
-
 def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[RunData]:
     """Four queries in all, whatever the number of runs and samples."""
     if not runs:
         return []
-    labels = labels_by_sample(_ratings(runs, include_excluded))
-    meta = sample_meta(Sample.objects.filter(split__in={r.split_id for r in runs}))
-    preds = predictions_by_run(runs)
+    splits = {r.split_id for r in runs}
+    ratings = Rating.objects.all() if include_excluded else Rating.objects.valid()
+    if Split.objects.exclude(id__in=splits).exists():  # else the join would filter nothing
+        ratings = ratings.filter(sample__split__in=splits)
+    rated, counts = sample_counts(ratings)
+    frame = sample_frame(Sample.objects.filter(split__in=splits))
+    preds = Prediction.objects.filter(run__in=[r.id for r in runs]).order_by()
+    preds = flat_array(preds.values_list("run_id", "sample_id", "score"), 3, dtype=float)
+    label_row, has_labels = lookup(rated, frame.id)
     out = []
     for run in runs:
-        ids = [sid for sid in meta.ids if sid in preds[run.id] and labels.get(sid)]
+        mine = preds[preds[:, 0] == run.id]
+        mine = mine[np.argsort(mine[:, 1], kind="stable")]
+        pred_row, has_pred = lookup(mine[:, 1].astype(np.int64), frame.id)
+        keep = np.flatnonzero(has_labels & has_pred)
         out.append(
             RunData(
                 run=run,
-                sample_ids=ids,
-                labels=[labels[sid] for sid in ids],
-                preds=[preds[run.id][sid] for sid in ids],
-                ended=[not meta.is_open[sid] for sid in ids],
-                setups=[meta.setup[sid] for sid in ids],
+                sample_ids=frame.id[keep],
+                labels=scoring.Labels(counts[label_row[keep]], SCALE),
+                preds=mine[pred_row[keep], 2],
+                ended=~frame.is_open[keep],
+                setups=frame.setup[keep],
             )
         )
     return out
@@ -72,49 +78,44 @@ def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[R
 
 def distributions(data: RunData) -> dict[str, list[float]]:
     """Table 6: rounded predictions and rounded human means, for all/open/ended stories."""
-    means = [label_mean(lab) for lab in data.labels]
+    means = data.labels.means
     out = {}
     for name, want in (("all", None), ("open", False), ("ended", True)):
-        keep = [i for i, e in enumerate(data.ended) if want is None or e is want]
-        out[f"model_{name}"] = comparison.label_distribution([data.preds[i] for i in keep])
-        out[f"human_{name}"] = comparison.label_distribution([means[i] for i in keep])
+        keep = np.ones(len(data.preds), bool) if want is None else data.ended == want
+        out[f"model_{name}"] = scoring.label_distribution(data.preds[keep])
+        out[f"human_{name}"] = scoring.label_distribution(means[keep])
     return out
 
 
-def leaderboard(*, include_excluded: bool = False) -> list[RunRow]:
+def leaderboard(data: list[RunData]) -> list[RunRow]:
     """Finished runs, best accuracy first; runs without rated samples come last."""
     rows = []
-    for data in runs_data(finished_runs(), include_excluded=include_excluded):
-        if not data.labels:
-            rows.append(RunRow(data, {"all": None, "open": None, "ended": None}, {}))
+    for run_data in data:
+        if not len(run_data.labels):
+            rows.append(RunRow(run_data, {"all": None, "open": None, "ended": None}, {}))
             continue
-        parts = comparison.split_by_ending(data.labels, data.preds, data.ended)
-        rows.append(RunRow(data, parts, distributions(data)))
+        parts = scoring.split_by_ending(run_data.labels, run_data.preds, run_data.ended)
+        rows.append(RunRow(run_data, parts, distributions(run_data)))
     return sorted(rows, key=lambda r: -(r.parts["all"].accuracy if r.parts["all"] else -1))
 
 
-def intervals(*, include_excluded: bool = False, n_boot: int = 1000, seed: int = 0) -> dict:
-    """Bootstrap 95% intervals (setups resampled) of each finished run's figures."""
-    out = {}
-    for data in runs_data(finished_runs(), include_excluded=include_excluded):
-        if len(data.labels) >= 3:
-            out[data.run.id] = comparison.run_intervals(
-                data.labels, data.preds, data.setups, n_boot=n_boot, seed=seed
-            )
-    return out
+def intervals(data: list[RunData], *, n_boot: int = 1000, seed: int = 0) -> dict:
+    """Bootstrap 95% intervals (setups resampled) of each run's figures."""
+    return {
+        d.run.id: scoring.run_intervals(d.labels, d.preds, d.setups, n_boot=n_boot, seed=seed)
+        for d in data
+        if len(d.labels) >= 3
+    }
 
 
-def compare(run_a: ModelRun, run_b: ModelRun, *, include_excluded: bool = False, **kw):
+def compare(a: RunData, b: RunData, **kw) -> PairedComparison | None:
     """Paired comparison of two runs on the samples both predicted and humans rated."""
-    a, b = runs_data([run_a, run_b], include_excluded=include_excluded)
-    b_pred = dict(zip(b.sample_ids, b.preds))
-    keep = [i for i, sid in enumerate(a.sample_ids) if sid in b_pred]
+    order = np.argsort(b.sample_ids, kind="stable")
+    row, found = lookup(b.sample_ids[order], a.sample_ids)
+    keep = np.flatnonzero(found)
     if len(keep) < 3:
         return None
-    return comparison.paired_comparison(
-        [a.labels[i] for i in keep],
-        [a.preds[i] for i in keep],
-        [b_pred[a.sample_ids[i]] for i in keep],
-        [a.setups[i] for i in keep],
-        **kw,
+    b_preds = b.preds[order][row[keep]]
+    return scoring.paired_comparison(
+        a.labels.take(keep), a.preds[keep], b_preds, a.setups[keep], **kw
     )

@@ -6,18 +6,32 @@ Every function here issues a number of SQL queries that does not depend on the d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    ExpressionWrapper,
+    IntegerField,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 
 from annotations.metrics import RatingTable, compact
-from annotations.models import Rater, Rating, Sample
+from annotations.models import SCORE_MAX, SCORE_MIN, Rater, Rating, Sample
 from predictions.models import ModelRun, Prediction
 
 IS_OPEN = ExpressionWrapper(Q(story__ending=""), output_field=BooleanField())
+OPEN_FLAG = Case(
+    When(story__ending="", then=Value(1)), default=Value(0), output_field=IntegerField()
+)
+SCALE = np.arange(SCORE_MIN, SCORE_MAX + 1, dtype=float)
 
 
 def flat_array(qs: QuerySet, n_columns: int, dtype=np.int64) -> np.ndarray:
@@ -81,33 +95,39 @@ def groups_are_known(ratings: QuerySet[Rating]) -> bool:
     return not ratings.filter(rater__kind=Rater.Kind.IMPORTED).exists()
 
 
-@dataclass
-class SampleMeta:
-    """Aligned per-sample facts for a set of samples."""
+def sample_counts(ratings: QuerySet[Rating]) -> tuple[np.ndarray, np.ndarray]:
+    """One query, aggregated in SQL: the rated samples' ids (ascending) and per sample how
+    many of its ratings have each score (``counts[:, k]`` for ``SCALE[k]``). These counts
+    are all that the official metrics and every per-sample figure need."""
+    names = [f"n{int(v)}" for v in SCALE]
+    per_score = {name: Count("id", filter=Q(score=int(v))) for name, v in zip(names, SCALE)}
+    qs = ratings.order_by().values("sample_id").annotate(**per_score)
+    arr = flat_array(qs.values_list("sample_id", *names), 1 + len(names))
+    arr = arr[np.argsort(arr[:, 0], kind="stable")]
+    return arr[:, 0], arr[:, 1:]
 
-    ids: list[int]
-    setup: dict[int, int]
-    is_open: dict[int, bool]
-    homonym: dict[int, int] = field(default_factory=dict)
-    sense: dict[int, int] = field(default_factory=dict)
-    story: dict[int, int] = field(default_factory=dict)
+
+@dataclass(frozen=True)
+class SampleFrame:
+    """Aligned per-sample facts for a set of samples, in dataset order."""
+
+    id: np.ndarray
+    setup: np.ndarray
+    is_open: np.ndarray
 
 
-def sample_meta(samples: QuerySet[Sample]) -> SampleMeta:
-    """One query for the structure of a set of samples (no long texts)."""
-    rows = (
-        samples.order_by("split_id", "position")
-        .annotate(is_open=IS_OPEN)
-        .values_list(
-            "id", "story__setup_id", "is_open", "story__setup__homonym_id", "sense_id", "story_id"
-        )
-    )
-    meta = SampleMeta(ids=[], setup={}, is_open={})
-    for sid, setup, is_open, homonym, sense, story in rows:
-        meta.ids.append(sid)
-        meta.setup[sid], meta.is_open[sid] = setup, bool(is_open)
-        meta.homonym[sid], meta.sense[sid], meta.story[sid] = homonym, sense, story
-    return meta
+def sample_frame(samples: QuerySet[Sample]) -> SampleFrame:
+    """One query for the structure of a set of samples (no texts)."""
+    qs = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
+    arr = flat_array(qs.values_list("id", "story__setup_id", "open"), 3)
+    return SampleFrame(arr[:, 0], arr[:, 1], arr[:, 2].astype(bool))
+
+
+def lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(index, found)``: where each wanted value sits in the ascending ``keys``."""
+    index = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    found = keys[index] == wanted if len(keys) else np.zeros(len(wanted), bool)
+    return index, found
 
 
 def labels_by_sample(ratings: QuerySet[Rating]) -> dict[int, list[int]]:

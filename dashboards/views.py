@@ -21,6 +21,7 @@ from . import annotators, endings, items, leaderboard
 from .charts import CHARTS
 from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, sample_filter
+from .selectors import finished_runs
 
 
 def _clean(value):
@@ -92,21 +93,15 @@ def setup_view(request, setup_id: int):
 @researcher_required
 def leaderboard_page(request):
     form = sample_filter(request.GET)
-    keep = form.keep_excluded
-    rows = leaderboard.leaderboard(include_excluded=keep)
-    paired = run_a = run_b = None
-    if request.GET.get("a") and request.GET.get("b"):
-        runs = ModelRun.objects.finished()
-        run_a = runs.filter(pk=request.GET["a"]).first()
-        run_b = runs.filter(pk=request.GET["b"]).first()
-        if run_a and run_b:
-            paired = leaderboard.compare(run_a, run_b, include_excluded=keep)
+    data = leaderboard.runs_data(finished_runs(), include_excluded=form.keep_excluded)
+    by_id = {str(d.run.id): d for d in data}
+    a, b = by_id.get(request.GET.get("a", "")), by_id.get(request.GET.get("b", ""))
     context = {
-        "rows": rows,
+        "rows": leaderboard.leaderboard(data),
         "form": form,
-        "paired": paired,
-        "run_a": run_a,
-        "run_b": run_b,
+        "paired": leaderboard.compare(a, b) if a and b else None,
+        "run_a": a.run if a and b else None,
+        "run_b": b.run if a and b else None,
         "query": form.query_string(),
     }
     return render(request, "dashboards/leaderboard.html", {**context, "tab": "leaderboard"})
@@ -116,7 +111,8 @@ def leaderboard_page(request):
 def leaderboard_json(request):
     keep = sample_filter(request.GET).keep_excluded
     n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
-    found = leaderboard.intervals(include_excluded=keep, n_boot=n_boot)
+    data = leaderboard.runs_data(finished_runs(), include_excluded=keep)
+    found = leaderboard.intervals(data, n_boot=n_boot)
     return JsonResponse(_clean({"n_boot": n_boot, "runs": {str(k): v for k, v in found.items()}}))
 
 
