@@ -214,6 +214,9 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
     backend = get_backend(run.backend, **params)
     fit_split = fit_split_for(run)
     fit = [row.sample for row in split_rows(fit_split, labels=True)] if fit_split else None
+    backend.heartbeat = lambda: ModelRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now()
+    )
     backend.prepare(fit)
     prompt = getattr(backend, "prompt_version", "")
     ModelRun.objects.filter(pk=run.pk).update(

@@ -39,6 +39,11 @@ class PredictorBackend:
     def __init__(self, **params):
         self.params = params
 
+    def heartbeat(self) -> None:
+        """Say "still alive" during a long :meth:`prepare` (e.g. per training epoch); the
+        runner replaces this no-op with one that refreshes the run's heartbeat, so that a
+        long fit is never taken for a dead worker."""
+
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         """Load models or fit calibrations; the default needs nothing."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 from .base import PredictionOutput, PredictorBackend, SampleDict
 from .crossencoder import artifact_dir
 
+log = logging.getLogger(__name__)
 FINETUNE_WEIGHT = 0.5  # the fine-tuned model's weight, in standard deviations (fixed)
 FINETUNE_SETTINGS = {"epochs": 2, "lr": 2e-5, "batch_size": 8, "seed": 13, "version": 1}
 INPUT_FIELDS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence")
@@ -35,7 +37,7 @@ def fit_fingerprint(samples: Sequence[SampleDict], settings: dict) -> str:
     return digest.hexdigest()[:16]
 
 
-def finetuned_encoder(samples: Sequence[SampleDict], root: Path) -> Path:
+def finetuned_encoder(samples: Sequence[SampleDict], root: Path, log=print) -> Path:
     """The bi-encoder fine-tuned on ``samples``: trained now, or reused from ``root``."""
     from ..ml.biencoder import train
     from ..ml.crossencoder import LOG_FILE
@@ -46,7 +48,7 @@ def finetuned_encoder(samples: Sequence[SampleDict], root: Path) -> Path:
     partial = directory.with_name(directory.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     settings = {k: v for k, v in FINETUNE_SETTINGS.items() if k != "version"}
-    train(list(samples), partial, **settings)
+    train(list(samples), partial, log=log, **settings)
     partial.rename(directory)  # only a finished model is ever found under the final name
     return directory
 
@@ -87,13 +89,17 @@ class QualityBackend(PredictorBackend):
         self.encoder_dir: Path | None = None
         self.predictor = None
 
+    def _log(self, line: str) -> None:
+        log.info("%s", line)
+        self.heartbeat()
+
     def _encoder_dir(self, fit_samples: Sequence[SampleDict]) -> Path | None:
         from django.conf import settings
 
         if self.encoder == "none":
             return None
         if self.encoder == "train":
-            return finetuned_encoder(fit_samples, Path(settings.ARTIFACT_ROOT))
+            return finetuned_encoder(fit_samples, Path(settings.ARTIFACT_ROOT), log=self._log)
         if isinstance(self.encoder, int) or str(self.encoder).isdigit():
             return artifact_dir(model=int(self.encoder))
         return artifact_dir(path=str(self.encoder))

@@ -52,5 +52,25 @@ class CancellingBackend(RecordingBackend):
 
 TEST_BACKENDS = {
     "recording": "tests.predictions.runhelpers.RecordingBackend",
+    "slow_fit": "tests.predictions.runhelpers.SlowFitBackend",
     "cancelling": "tests.predictions.runhelpers.CancellingBackend",
 }
+
+
+class SlowFitBackend(RecordingBackend):
+    """A fit that outlives the stale window and says so through ``heartbeat``."""
+
+    name = "slow_fit"
+    heartbeats: list = []
+
+    def prepare(self, fit_samples=None):
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from predictions.models import ModelRun
+
+        long_ago = timezone.now() - timedelta(hours=1)
+        ModelRun.objects.update(heartbeat_at=long_ago)  # as after a long training epoch
+        self.heartbeat()
+        SlowFitBackend.heartbeats = list(ModelRun.objects.values_list("heartbeat_at", flat=True))

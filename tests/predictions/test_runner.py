@@ -13,7 +13,12 @@ from predictions.runner import (
     run_execute,
     runs_recover,
 )
-from tests.predictions.runhelpers import TEST_BACKENDS, RecordingBackend, small_split
+from tests.predictions.runhelpers import (
+    TEST_BACKENDS,
+    RecordingBackend,
+    SlowFitBackend,
+    small_split,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -175,3 +180,14 @@ def test_whole_story_batches_keep_both_senses_of_a_story_together():
     for batch in batches(ordered, 3, group_of=story_key):
         endings = [s["ending"] for s in batch]
         assert all(endings.count(e) == 2 for e in endings)
+
+
+def test_a_long_fit_keeps_the_run_alive_through_the_backends_heartbeat():
+    from django.utils import timezone
+
+    from predictions.runner import stale_after
+
+    run = run_execute(make_run(small_split(), backend="slow_fit").pk)
+    assert run.status == ModelRun.Status.SUCCEEDED
+    (beat,) = SlowFitBackend.heartbeats
+    assert beat > timezone.now() - stale_after()  # refreshed during prepare, not stale
