@@ -14,8 +14,8 @@ from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
 from annotations.models import Rater, RaterExclusion
-from annotations.services import rater_exclude, rater_include
 from predictions.models import ModelRun
+from studies.services import participant_exclude, participant_include
 
 from . import annotators, endings, items, leaderboard
 from .charts import CHARTS
@@ -160,7 +160,7 @@ def rater_exclusion(request, rater_id: int):
     if not form.is_valid():
         messages.error(request, " ".join(form.errors.get("__all__", ["Invalid request."])))
     elif form.cleaned_data["action"] == "exclude":
-        rater_exclude(
+        participant_exclude(
             rater=rater,
             source=RaterExclusion.Source.QUALITY,
             reason=form.cleaned_data["reason"].strip(),
@@ -168,7 +168,7 @@ def rater_exclusion(request, rater_id: int):
         )
         messages.success(request, f"{rater} is excluded from aggregates.")
     else:
-        rater_include(rater=rater, by=request.user)
+        participant_include(rater=rater, by=request.user)
         messages.success(request, f"{rater} is included again.")
     target = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}):

@@ -1,7 +1,8 @@
 """Writes for crowd studies: keyword-only, typed, atomic.
 
 Researcher side: ``study_create``, ``study_update``, ``study_open``/``pause``/``close``,
-``participant_toggle_exclusion``. Participant side: ``participant_arrive``,
+``participant_toggle_exclusion``, ``participant_exclude``/``participant_include`` (any
+rater; a participant's slots follow). Participant side: ``participant_arrive``,
 ``participant_qualify``, ``item_save``, ``participants_expire``. Views call exactly one.
 """
 
@@ -137,16 +138,37 @@ def study_close(*, study: Study, by=None) -> Study:
 
 
 @transaction.atomic
+def participant_exclude(*, rater: Rater, source: str, reason: str, by=None) -> RaterExclusion:
+    """Take any rater out of the aggregates (``annotations.services.rater_exclude``) and,
+    where the rater is a study participant, void their slots so that each of their samples
+    gets a replacement rating. Every exclusion that may hit a participant goes through
+    here (study page, annotator-quality dashboard, failed attention check)."""
+    exclusion = rater_exclude(rater=rater, source=source, reason=reason, by=by)
+    for participant in Participant.objects.filter(rater=rater):
+        slots_void(participant)
+    return exclusion
+
+
+@transaction.atomic
+def participant_include(*, rater: Rater, by=None) -> int:
+    """Undo :func:`participant_exclude`: the ratings count again and the participant's
+    rated slots are restored (unclaimed replacements withdrawn). Returns how many samples
+    went above the wanted number of ratings because a replacement was already taken."""
+    rater_include(rater=rater, by=by)
+    return sum(slots_restore(p) for p in Participant.objects.filter(rater=rater))
+
+
+@transaction.atomic
 def participant_toggle_exclusion(*, participant: Participant, by=None) -> bool:
     """Include an excluded participant again, or exclude an included one. Returns whether
     the participant's ratings count now. Slots follow, so samples keep N valid ratings."""
     rater = participant.rater
     if _is_excluded(participant):
-        rater_include(rater=rater, by=by)
-        slots_restore(participant)
+        participant_include(rater=rater, by=by)
         return True
-    rater_exclude(rater=rater, source=RaterExclusion.Source.MANUAL, reason="Study page", by=by)
-    slots_void(participant)
+    participant_exclude(
+        rater=rater, source=RaterExclusion.Source.MANUAL, reason="Study page", by=by
+    )
     return False
 
 
@@ -321,13 +343,12 @@ def _save_check(participant: Participant, position: int, answer: Answer) -> None
         check.passed = check.question.accepts(answer.score)
         if not check.passed:
             q = check.question
-            rater_exclude(
+            participant_exclude(
                 rater=participant.rater,
                 source=RaterExclusion.Source.ATTENTION_CHECK,
                 reason=f'Attention check "{q.homonym}": expected {q.expected}±{q.tolerance}, '
                 f"answered {answer.score}.",
             )
-            slots_void(participant)
     check.save()
 
 

@@ -134,3 +134,37 @@ def test_graded_checks_pass_within_the_tolerance():
     check.refresh_from_db()
     assert check.passed is True
     assert Rating.objects.valid().filter(rater=participant.rater).count() == 4
+
+
+def test_an_exclusion_from_the_annotator_dashboard_reopens_the_participants_slots(
+    researcher_client,
+):
+    study = open_study(4, ratings=1, per_participant=4)
+    participant = services.participant_arrive(study=study, pid=PID)
+    qualify(participant)
+    rate_all(participant)
+    assert Slot.objects.filter(study=study, status="done").count() == 4
+    url = f"/dashboards/annotators/{participant.rater_id}/exclusion/"
+
+    researcher_client.post(url, {"action": "exclude", "reason": "too fast"})
+    assert Slot.objects.filter(study=study, status="void").count() == 4
+    assert Slot.objects.filter(study=study, status="free").count() == 24  # 4 replacements
+    researcher_client.post(url, {"action": "exclude", "reason": "again"})  # idempotent
+    assert Slot.objects.filter(study=study, status="free").count() == 24
+
+    researcher_client.post(url, {"action": "include"})
+    assert Slot.objects.filter(study=study, status="done").count() == 4
+    assert Slot.objects.filter(study=study, status="free").count() == 20  # withdrawn
+    assert Rating.objects.valid().filter(rater=participant.rater).count() == 4
+
+
+def test_excluding_a_rater_who_is_no_participant_touches_no_slot():
+    from annotations.models import Rater
+
+    study = open_study(4, ratings=1, per_participant=4)
+    before = list(Slot.objects.filter(study=study).values_list("id", "status"))
+    rater = Rater.objects.create(kind=Rater.Kind.IMPORTED, pseudonym="imported-1")
+    exclusion = services.participant_exclude(rater=rater, source="quality", reason="x")
+    assert exclusion.rater == rater and exclusion.revoked_at is None
+    assert list(Slot.objects.filter(study=study).values_list("id", "status")) == before
+    assert services.participant_include(rater=rater) == 0
