@@ -83,6 +83,13 @@ def _domain(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return domain, index.ravel()
 
 
+def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for a matrix ``a``, without BLAS: OpenBLAS's threads spin-wait when another
+    process holds the cores (products 10-30x slower were seen on a busy 2-core machine),
+    and the products here are thin enough for numpy's own loops."""
+    return np.einsum("ij,j->i" if b.ndim == 1 else "ij,jk->ik", a, b)
+
+
 # --- per-sample value counts, alpha and SD -------------------------------------------------
 
 
@@ -128,8 +135,8 @@ def _alpha_parts(uc: UnitCounts) -> np.ndarray:
     c = uc.counts.astype(float)
     m = c.sum(axis=1)
     v = uc.domain
-    s1 = c @ v
-    s2 = c @ (v * v)
+    s1 = dot(c, v)
+    s2 = dot(c, v * v)
     ok = m >= 2
     # sum over ordered pairs within the unit of (a-b)^2 = 2 (m s2 - s1^2); divided by m-1.
     observed = np.where(ok, 2 * (m * s2 - s1 * s1) / np.where(ok, m - 1, 1), 0.0)
@@ -148,8 +155,8 @@ def sample_sds(uc: UnitCounts) -> np.ndarray:
     """Sample SD (n-1) of each unit with at least two ratings, NaN otherwise."""
     c = uc.counts.astype(float)
     m = c.sum(axis=1)
-    mean = (c @ uc.domain) / np.maximum(m, 1)
-    ss = c @ (uc.domain**2) - m * mean * mean
+    mean = dot(c, uc.domain) / np.maximum(m, 1)
+    ss = dot(c, uc.domain**2) - m * mean * mean
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(m >= 2, np.sqrt(np.maximum(ss, 0) / (m - 1)), np.nan)
 
@@ -211,7 +218,7 @@ def rating_cases(table: RatingTable, uc: UnitCounts | None = None) -> RatingCase
     others[np.arange(len(used)), used % width] -= 1
     n_others = others.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(n_others > 0, (others @ uc.domain) / n_others, np.nan)
+        means = np.where(n_others > 0, dot(others, uc.domain) / n_others, np.nan)
     hits = np.full(len(used), np.nan)
     for k in np.flatnonzero(n_others):
         labels = np.repeat(uc.domain, others[k]).tolist()

@@ -31,6 +31,7 @@ from .metrics import (
 )
 
 CHUNK_CELLS = 4_000_000  # (run x replicate) cells held at once
+MAX_CHUNK = 32  # replicates at once: wider blocks make the cumulative sums slower
 
 
 def _starts(sorted_keys: np.ndarray) -> np.ndarray:
@@ -103,7 +104,7 @@ class AnnotatorScores:
         if not self.n_units:
             empty = np.zeros((len(weights), 0))
             return (empty[0], empty[0]) if single else (empty, empty)
-        step = max(1, CHUNK_CELLS // max(self.pairs.shape[0], 1))
+        step = max(1, min(MAX_CHUNK, CHUNK_CELLS // max(self.pairs.shape[0], 1)))
         acc, rho = [], []
         for start in range(0, len(weights), step):
             a, r = self._chunk(np.ascontiguousarray(weights[start : start + step].T, float))

@@ -19,6 +19,7 @@ from .metrics import (
     _alpha_from_parts,
     _alpha_parts,
     compact,
+    dot,
     krippendorff_alpha,
     mean_sd,
     sample_sds,
@@ -78,7 +79,7 @@ class _Resampler:
 
     def fixed(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         """Alpha, mean SD and split-half for a (replicates x setups) weight matrix."""
-        sums = weights @ self.sums
+        sums = dot(weights, self.sums)
         alpha = _alpha_from_parts(sums[:, :4])
         sd_total, sd_n = sums[:, 4], sums[:, 5]
         n, sa, sb, saa, sbb, sab = sums[:, 6:].T

@@ -11,7 +11,10 @@ as a running server already has.
 The scratch database is ``<name>_bench`` next to DATABASE_URL when it points to PostgreSQL
 (bulk-loaded with COPY), else a scratch SQLite file under var/. It is dropped at the end.
 
-    python bench/dashboards.py [--samples 100000] [--per-sample 10] [--keep]
+    python bench/dashboards.py [--samples 100000] [--per-sample 10] [--keep] [--reuse]
+
+``--keep`` leaves the scratch database in place; ``--reuse`` times the pages again on a
+kept one (no import, no synthetic study built), e.g. after a change to the code.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 SMALL_TARGET, LARGE_TARGET = 0.300, 3.0
 
 
-def scratch_database() -> tuple[str, str]:
-    """``(kind, url)`` of a fresh scratch database, created here."""
+def scratch_database(fresh: bool = True) -> tuple[str, str]:
+    """``(kind, url)`` of the scratch database, created afresh here unless ``fresh`` is off."""
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
         import psycopg
@@ -37,14 +40,16 @@ def scratch_database() -> tuple[str, str]:
         parts = urlparse(url)
         name = parts.path.lstrip("/") + "_bench"
         admin = urlunparse(parts._replace(path="/postgres"))
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
+        if fresh:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+                conn.execute(f'CREATE DATABASE "{name}"')
         return "postgresql", urlunparse(parts._replace(path=f"/{name}"))
     path = ROOT / "var" / "bench-dashboards.sqlite3"
     path.parent.mkdir(exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
+        if fresh:
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
     return "sqlite", f"sqlite:///{path}"
 
 
@@ -120,6 +125,19 @@ def warm_up() -> None:
     """A running server has imported these already; the first request should not pay."""
     import krippendorff  # noqa: F401
     import scipy.stats  # noqa: F401
+
+
+def warm_templates() -> None:
+    """Every page once on a filter that matches no sample: imports and templates are then
+    loaded, as after phase 1 of a full run."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    user, _ = get_user_model().objects.get_or_create(username="bench", is_staff=True)
+    client = Client()
+    client.force_login(user)
+    for url in pages(client).values():
+        client.get(f"{url}{'&' if '?' in url else '?'}homonym=no-such-homonym")
 
 
 def time_pages(title: str, target: float, repeat: int) -> list[tuple[str, float]]:
@@ -382,9 +400,18 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100_000)
     parser.add_argument("--per-sample", type=int, default=10)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument(
+        "--reuse", action="store_true", help="time the pages of a kept scratch database again"
+    )
     args = parser.parse_args()
-    kind, url = scratch_database()
+    kind, url = scratch_database(fresh=not args.reuse)
     print(f"scratch database: {kind} {urlparse(url).path}")
+    if args.reuse:
+        setup_django(url)
+        warm_up()
+        warm_templates()
+        time_pages(f"kept scratch database ({kind})", LARGE_TARGET, repeat=1)
+        return
     try:
         setup_django(url)
         start = time.perf_counter()

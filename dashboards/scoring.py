@@ -21,7 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows
+from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows, dot
 from predictions.comparison import LABELS, PairedComparison, replicates
 from predictions.evaluation import Score, is_within_sd, label_mean, label_sd
 
@@ -44,7 +44,7 @@ class Labels:
     @cached_property
     def means(self) -> np.ndarray:
         """``sum(labels) / len(labels)`` per item, as the official scorer computes it."""
-        return (self.counts @ self.scale) / self.counts.sum(axis=1)
+        return dot(self.counts, self.scale) / self.counts.sum(axis=1)
 
     @cached_property
     def bands(self) -> tuple[np.ndarray, np.ndarray]:
@@ -168,7 +168,7 @@ class SetupSpearman:
 
     def rho(self, counts: np.ndarray) -> np.ndarray:
         w = np.take(counts, self.setup, axis=1)
-        n = counts @ self.items
+        n = dot(counts, self.items)
         rx = np.cumsum(w, axis=1)  # average rank of an untied item: cumsum - (w - 1) / 2
         rx -= 0.5 * w
         rx += 0.5
@@ -177,7 +177,7 @@ class SetupSpearman:
             before = rx[:, first] - 0.5 * (w[:, first] + 1)
             run_w = np.add.reduceat(w[:, self.tied], self.tied_start, axis=1)
             rx[:, self.tied] = (before + (run_w + 1) / 2)[:, self.tied_run]
-        y_w = counts @ self.y_counts
+        y_w = dot(counts, self.y_counts)
         ry = np.cumsum(y_w, axis=1) - (y_w - 1) / 2
         syy = np.einsum("ij,ij,ij->i", y_w, ry, ry)
         sxx = np.einsum("ij,ij,ij->i", w, rx, rx)
@@ -240,7 +240,7 @@ def run_intervals(labels: Labels, preds, setups, *, n_boot: int = 1000, seed: in
     ranks = SetupSpearman(boot.setup, boot.n_setups, np.asarray(preds, float), labels.means)
     acc, rho = [], []
     for counts in boot.blocks():
-        acc.append((counts @ hits) / (counts @ items))
+        acc.append(dot(counts, hits) / dot(counts, items))
         rho.append(ranks.rho(counts))
     return {"accuracy": _interval(np.concatenate(acc)), "spearman": _interval(np.concatenate(rho))}
 
@@ -260,8 +260,8 @@ def paired_comparison(
     ranks_b = SetupSpearman(boot.setup, boot.n_setups, preds_b, labels.means)
     d_acc, d_rho = [], []
     for counts in boot.blocks():
-        n = counts @ items
-        d_acc.append((counts @ hits_a) / n - (counts @ hits_b) / n)
+        n = dot(counts, items)
+        d_acc.append(dot(counts, hits_a) / n - dot(counts, hits_b) / n)
         d_rho.append(ranks_a.rho(counts) - ranks_b.rho(counts))
     score_a, score_b = official(labels, preds_a), official(labels, preds_b)
     err_a, err_b = np.abs(preds_a - labels.means), np.abs(preds_b - labels.means)
