@@ -53,15 +53,16 @@ class Runs:
 
     of_row: np.ndarray  # run of each rating
     unit: np.ndarray  # unit of each run
-    unit_start: np.ndarray  # first run of each unit
-    weights: sparse.csr_matrix  # ratings of each run per setup
+    unit_start: np.ndarray  # first run of each unit (every unit has one)
 
     @classmethod
-    def build(cls, unit, code, n_codes: int, setup, n_setups: int) -> Runs:
+    def build(cls, unit: np.ndarray, code: np.ndarray, n_codes: int) -> Runs:
         distinct, of_row = compact(unit * n_codes + code)
         run_unit = distinct // n_codes
-        weights = _setup_matrix(of_row, len(distinct), setup, n_setups)
-        return cls(of_row, run_unit, _starts(run_unit), weights)
+        return cls(of_row, run_unit, _starts(run_unit))
+
+    def __len__(self) -> int:
+        return len(self.unit)
 
     def ranks(self, run_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Average rank of each run within its unit, and per unit the weighted sum of
@@ -91,6 +92,8 @@ class AnnotatorScores:
     hits: sparse.csr_matrix  # (unit x setup) ratings inside the others' band
     x: Runs  # the unit's own ratings
     y: Runs  # the others' means
+    x_weights: sparse.csr_matrix  # (x run x setup) ratings
+    y_weights: sparse.csr_matrix  # (y run x setup) ratings
     pairs: sparse.csr_matrix  # (x run, y run) pairs of ratings, per setup
     pair_x: np.ndarray
     pair_y: np.ndarray
@@ -114,25 +117,42 @@ class AnnotatorScores:
         return (acc_all[0], rho_all[0]) if single else (acc_all, rho_all)
 
     def _chunk(self, wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Columns of setup weights ``wt`` (setups x replicates) -> (units x replicates).
-
-        Weighted Pearson of the ranks; the weighted mean rank of a unit of total weight
-        ``n`` is ``(n + 1) / 2`` whatever the ties, so only the squares and the cross
-        products are summed."""
-        wx, wy = self.x.weights @ wt, self.y.weights @ wt
+        """Columns of setup weights ``wt`` (setups x replicates) -> (units x replicates)."""
+        wx, wy = self.x_weights @ wt, self.y_weights @ wt
         rx, sxx = self.x.ranks(wx)
         ry, syy = self.y.ranks(wy)
         n = self.x.per_unit(wx)
         cross = self.pairs @ wt
         cross *= rx[self.pair_x]
         cross *= ry[self.pair_y]
+        sxy = np.add.reduceat(cross, self.pair_unit_start, axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             acc = np.where(n > 0, (self.hits @ wt) / n, np.nan)
-            mean_sq = ((n + 1) / 2) ** 2
-            vx, vy = sxx / n - mean_sq, syy / n - mean_sq
-            cov = np.add.reduceat(cross, self.pair_unit_start, axis=0) / n - mean_sq
-            ok = (n >= MIN_SPEARMAN_ITEMS) & (vx > 1e-12) & (vy > 1e-12)
-            return acc, np.where(ok, cov / np.sqrt(np.where(ok, vx * vy, 1)), np.nan)
+        return acc, _pearson(n, sxx, syy, sxy)
+
+
+def _pearson(n, sxx, syy, sxy) -> np.ndarray:
+    """Pearson r of weighted ranks from their sums (total weight ``n``). The weighted mean
+    rank of a unit is ``(n + 1) / 2`` whatever the ties, so only the squares and the cross
+    products are summed; undefined (NaN) for fewer than three items or constant ranks."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_sq = ((n + 1) / 2) ** 2
+        vx, vy, cov = sxx / n - mean_sq, syy / n - mean_sq, sxy / n - mean_sq
+        ok = (n >= MIN_SPEARMAN_ITEMS) & (vx > 1e-12) & (vy > 1e-12)
+        return np.where(ok, cov / np.sqrt(np.where(ok, vx * vy, 1)), np.nan)
+
+
+def spearman_per_unit(unit: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho of ``x`` against ``y`` within each unit ``0..k-1`` (every unit has a
+    row), from integer rank codes of ``x`` and ``y`` (equal values, equal codes)."""
+    x_runs = Runs.build(unit, x, int(x.max()) + 1)
+    y_runs = Runs.build(unit, y, int(y.max()) + 1)
+    wx = np.bincount(x_runs.of_row, minlength=len(x_runs)).astype(float)[:, None]
+    wy = np.bincount(y_runs.of_row, minlength=len(y_runs)).astype(float)[:, None]
+    rx, sxx = x_runs.ranks(wx)
+    ry, syy = y_runs.ranks(wy)
+    sxy = np.bincount(unit, rx[x_runs.of_row, 0] * ry[y_runs.of_row, 0])[:, None]
+    return _pearson(x_runs.per_unit(wx), sxx, syy, sxy)[:, 0]
 
 
 def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> AnnotatorScores:
@@ -148,12 +168,11 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
     rows = np.flatnonzero(n_per_sample[table.sample] >= 2)
     groups = sample_groups(table) if groups_known else np.zeros(len(n_per_sample), np.int64)
     n_raters = int(table.rater.max()) + 1 if len(table) else 1
-    pair = groups[table.sample[rows]] * n_raters + table.rater[rows]
-    unit_values, unit = compact(pair)
+    unit_values, unit = _units(groups[table.sample[rows]], table.rater[rows], n_raters)
     n_units, n_setups = len(unit_values), int(table.setup.max()) + 1 if len(table) else 0
     setup, n_x = table.setup[rows], len(uc.domain)
-    x = Runs.build(unit, cases.value[rows], n_x, setup, n_setups)
-    y = Runs.build(unit, cases.others_rank[rows], cases.n_others_ranks, setup, n_setups)
+    x = Runs.build(unit, cases.value[rows], n_x)
+    y = Runs.build(unit, cases.others_rank[rows], cases.n_others_ranks)
     distinct, pair_of_row = compact(y.of_row * n_x + cases.value[rows])
     pair_y = distinct // n_x
     pair_x = np.empty(len(distinct), np.int64)
@@ -168,11 +187,26 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
         hits=_setup_matrix(unit, n_units, setup, n_setups, cases.hits[rows]),
         x=x,
         y=y,
+        x_weights=_setup_matrix(x.of_row, len(x), setup, n_setups),
+        y_weights=_setup_matrix(y.of_row, len(y), setup, n_setups),
         pairs=_setup_matrix(pair_of_row, len(distinct), setup, n_setups),
         pair_x=pair_x,
         pair_y=pair_y,
         pair_unit_start=_starts(pair_unit),
     )
+
+
+def _units(group: np.ndarray, rater: np.ndarray, n_raters: int):
+    """Annotator units (``group * n_raters + rater``, ascending) and each rating's unit."""
+    group_of = np.zeros(n_raters, np.int64)
+    group_of[rater] = group
+    if not np.array_equal(group_of[rater], group):  # a rater in several groups
+        return compact(group * n_raters + rater)
+    raters = np.flatnonzero(np.bincount(rater, minlength=n_raters))
+    order = raters[np.argsort(group_of[raters], kind="stable")]
+    unit_of = np.zeros(n_raters, np.int64)
+    unit_of[order] = np.arange(len(order))
+    return group_of[order] * n_raters + order, unit_of[rater]
 
 
 def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray):
