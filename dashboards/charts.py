@@ -4,17 +4,16 @@ JSON endpoint ``/dashboards/charts/<slug>.json`` serves; the browser draws it wi
 
 from __future__ import annotations
 
-import statistics
-
+import numpy as np
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
-from annotations.models import Rating, Sample
+from annotations.models import Homonym, Rating, Sample
 from predictions.evaluation import is_within_sd, label_mean, label_sd
 from predictions.models import ModelRun
 
 from . import leaderboard
 from .forms import sample_filter
-from .selectors import finished_runs, labels_by_sample, predictions_by_run
+from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_stats
 
 LABELS = [1, 2, 3, 4, 5]
 MAX_POINTS = 3000  # a scatter of more points tells no more and slows the browser
@@ -63,20 +62,21 @@ class HomonymSD(Chart):
 
     def data(self, params) -> dict:
         form = sample_filter(params)
-        rows = (
-            form.samples()
-            .with_stats(include_excluded=form.keep_excluded)
-            .order_by()
-            .values_list("story__setup__homonym__form", "sd")
+        stats = sample_stats(
+            form.samples(),
+            include_excluded=form.keep_excluded,
+            narrowed=form.filters_samples,
+            columns=("id", "story__setup__homonym_id"),
         )
-        by_form: dict[str, list[float]] = {}
-        for homonym, sd in rows:
-            if sd is not None:
-                by_form.setdefault(homonym, []).append(sd)
-        means = sorted(((statistics.fmean(v), k) for k, v in by_form.items()), reverse=True)[:25]
+        sd, homonym = stats.sd, stats.columns["story__setup__homonym_id"]
+        known = ~np.isnan(sd)
+        ids, index = np.unique(homonym[known], return_inverse=True)
+        means = np.bincount(index, sd[known]) / np.bincount(index) if len(ids) else ids
+        forms = dict(Homonym.objects.filter(pk__in=ids.tolist()).values_list("id", "form"))
+        ranked = sorted(((m, forms[h]) for h, m in zip(ids.tolist(), means.tolist())), reverse=True)
         return {
-            "labels": [k for _, k in means],
-            "series": [{"name": "mean SD", "values": [round(m, 4) for m, _ in means]}],
+            "labels": [k for _, k in ranked[:25]],
+            "series": [{"name": "mean SD", "values": [round(m, 4) for m, _ in ranked[:25]]}],
         }
 
 

@@ -7,7 +7,9 @@ For a setup with senses A and B, the open-ended story and endings E1 and E2:
 * ``contrast``: |mean(E1, s) - mean(E2, s)| averaged over the two senses (the paper: 1.18).
 
 An ending pair *fails to separate the senses* when both endings favour the same sense (or
-neither favours one); those setups come first, then the smallest contrast.
+neither favours one); those setups come first, then the smallest contrast, then by id.
+Every setup is computed at once in numpy from per-sample score counts; the rows of a page
+become :class:`SetupEffect` objects.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
 from django.db.models import QuerySet
 
 from annotations.models import Sample, Setup
 
-from .selectors import IS_OPEN
+from .selectors import lookup, sample_stats
 
 
 @dataclass
@@ -39,77 +42,115 @@ class SetupEffect:
         return statistics.fmean(values) if values else None
 
 
-def _favoured(means: list[float | None]) -> int:
-    if None in means or means[0] == means[1]:
-        return 0
-    return 1 if means[0] > means[1] else -1
+def _values(array: np.ndarray) -> list:
+    """Nested lists of floats with NaN as None."""
+    return [_values(a) for a in array] if array.ndim > 1 else [_none(v) for v in array]
 
 
-def _effect(setup_id: int, homonym: str, cells: dict) -> SetupEffect | None:
-    senses = sorted({sense for (_, sense) in cells})
-    opens = sorted({story for (story, _), v in cells.items() if v[1]})
-    endings = sorted({story for (story, _), v in cells.items() if not v[1]})
-    if len(senses) != 2 or len(opens) != 1 or len(endings) != 2:
-        return None  # not a complete AmbiStory setup in this sample set
+def _none(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
 
-    def mean(story, sense):
-        return cells.get((story, sense), (None, None))[0]
 
-    open_means = [mean(opens[0], s) for s in senses]
-    ending_means = [[mean(e, s) for s in senses] for e in endings]
-    shifts = [
-        [None if m is None or o is None else abs(m - o) for m, o in zip(row, open_means)]
-        for row in ending_means
-    ]
-    diffs = [abs(a - b) for a, b in zip(*ending_means) if a is not None and b is not None]
-    favoured = [_favoured(row) for row in ending_means]
-    return SetupEffect(
-        setup_id,
-        homonym,
-        senses,
-        open_means,
-        ending_means,
-        shifts,
-        statistics.fmean(diffs) if diffs else None,
-        separates=favoured[0] != 0 and favoured[1] != 0 and favoured[0] != favoured[1],
+def _per_setup(setup: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct ``(setup, other)`` pairs in order, and how many each setup has."""
+    pairs = np.unique(np.column_stack([setup, other]), axis=0) if len(setup) else np.zeros((0, 2))
+    return pairs, np.unique(pairs[:, 0], return_counts=True)
+
+
+class EndingEffects:
+    """The complete setups (2 senses x open-ended + 2 endings) among some samples, in their
+    order, as a sequence for a paginator: a slice builds only its rows (and looks up their
+    homonyms, one query)."""
+
+    def __init__(self, setup, story, sense, is_open, mean):
+        senses, (with_senses, n_senses) = _per_setup(setup, sense)
+        opens, (with_open, n_open) = _per_setup(setup[is_open], story[is_open])
+        ends, (with_end, n_end) = _per_setup(setup[~is_open], story[~is_open])
+        ids = np.intersect1d(with_senses[n_senses == 2], with_open[n_open == 1])
+        self.setup_ids = np.intersect1d(ids, with_end[n_end == 2]).astype(np.int64)
+        first = [np.searchsorted(pairs[:, 0], self.setup_ids) for pairs in (senses, opens, ends)]
+        self.senses = senses[first[0][:, None] + [0, 1], 1].astype(np.int64)  # ascending
+        open_story = opens[first[1], 1].astype(np.int64)
+        endings = ends[first[2][:, None] + [0, 1], 1].astype(np.int64)
+        width = int(sense.max()) + 1 if len(sense) else 1
+        order = np.argsort(story * width + sense)
+        keys, cell_mean = (story * width + sense)[order], mean[order]
+
+        def cell_means(stories: np.ndarray) -> np.ndarray:  # (setups, sense); NaN: no mean
+            if not len(keys):
+                return np.full(self.senses.shape, np.nan)
+            row, found = lookup(keys, stories[:, None] * width + self.senses)
+            return np.where(found, cell_mean[row], np.nan)
+
+        self.open_means = cell_means(open_story)
+        self.ending_means = np.stack([cell_means(endings[:, 0]), cell_means(endings[:, 1])], 1)
+        self.shifts = np.abs(self.ending_means - self.open_means[:, None, :])
+        diffs = np.abs(self.ending_means[:, 0] - self.ending_means[:, 1])  # per sense
+        known = (~np.isnan(diffs)).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.contrast = np.where(known > 0, np.nansum(diffs, axis=1) / known, np.nan)
+            # +1 / -1: the ending favours the first / second sense; 0: neither (or unknown)
+            favoured = np.nan_to_num(
+                np.sign(self.ending_means[:, :, 0] - self.ending_means[:, :, 1])
+            )
+        self.separates = (favoured[:, 0] != 0) & (favoured[:, 0] == -favoured[:, 1])
+        contrast_key = np.where(np.isnan(self.contrast), 9, self.contrast)
+        self.order = np.lexsort((self.setup_ids, contrast_key, self.separates))
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, index):
+        if not isinstance(index, slice):
+            return self[index : index + 1][0]
+        rows = self.order[index]
+        forms = dict(
+            Setup.objects.filter(pk__in=self.setup_ids[rows].tolist()).values_list(
+                "id", "homonym__form"
+            )
+        )
+        return [
+            SetupEffect(
+                setup_id=int(self.setup_ids[k]),
+                homonym=forms.get(int(self.setup_ids[k]), ""),
+                senses=self.senses[k].tolist(),
+                open_means=_values(self.open_means[k]),
+                ending_means=_values(self.ending_means[k]),
+                shifts=_values(self.shifts[k]),
+                contrast=_none(self.contrast[k]),
+                separates=bool(self.separates[k]),
+            )
+            for k in rows.tolist()
+        ]
+
+    def summary(self) -> dict:
+        """Mean (SD) of the shifts and contrasts, as the paper reports them."""
+        diffs = np.abs(self.ending_means[:, 0] - self.ending_means[:, 1])
+        return {
+            "shift": _describe(self.shifts),
+            "contrast": _describe(diffs),
+            "failing": int((~self.separates).sum()),
+            "setups": len(self),
+        }
+
+
+def _describe(values: np.ndarray) -> dict | None:
+    values = values[~np.isnan(values)]
+    if len(values) < 2:
+        return None
+    return {"mean": float(values.mean()), "sd": float(values.std(ddof=1)), "n": len(values)}
+
+
+def ending_effects(
+    samples: QuerySet[Sample], *, include_excluded: bool = False, narrowed: bool = True
+) -> EndingEffects:
+    """Every complete setup among the samples, non-separating ones first (2 queries, then
+    1 per page). ``narrowed``: whether ``samples`` is a strict subset of all samples."""
+    columns = ("id", "story__setup_id", "story_id", "sense_id", "open")
+    stats = sample_stats(
+        samples, include_excluded=include_excluded, narrowed=narrowed, columns=columns
     )
-
-
-def ending_effects(samples: QuerySet[Sample], *, include_excluded: bool = False) -> list:
-    """Every complete setup among the samples, non-separating ones first (2 queries)."""
-    rows = (
-        samples.with_stats(include_excluded=include_excluded)
-        .annotate(is_open=IS_OPEN)
-        .order_by()
-        .values_list("story__setup_id", "story_id", "sense_id", "is_open", "mean")
+    c = stats.columns
+    return EndingEffects(
+        c["story__setup_id"], c["story_id"], c["sense_id"], c["open"].astype(bool), stats.mean
     )
-    by_setup: dict[int, dict] = {}
-    for setup_id, story, sense, is_open, mean in rows:
-        by_setup.setdefault(setup_id, {})[(story, sense)] = (mean, bool(is_open))
-    forms = dict(Setup.objects.filter(pk__in=by_setup).values_list("id", "homonym__form"))
-    effects = [_effect(sid, forms.get(sid, ""), cells) for sid, cells in by_setup.items()]
-    effects = [e for e in effects if e is not None]
-    return sorted(effects, key=lambda e: (e.separates, e.contrast if e.contrast is not None else 9))
-
-
-def summary(effects: list[SetupEffect]) -> dict:
-    """Mean (SD) of the shifts and contrasts, as the paper reports them."""
-    shifts = [v for e in effects for row in e.shifts for v in row if v is not None]
-    contrasts = [
-        abs(a - b)
-        for e in effects
-        for a, b in zip(*e.ending_means)
-        if a is not None and b is not None
-    ]
-
-    def describe(values):
-        if len(values) < 2:
-            return None
-        return {"mean": statistics.fmean(values), "sd": statistics.stdev(values), "n": len(values)}
-
-    return {
-        "shift": describe(shifts),
-        "contrast": describe(contrasts),
-        "failing": sum(not e.separates for e in effects),
-        "setups": len(effects),
-    }

@@ -6,22 +6,23 @@ from dataclasses import dataclass
 
 import numpy as np
 from django.core.paginator import Page, Paginator
-from django.db.models import F
 
 from annotations.models import Rating, Sample, Setup
 from predictions.evaluation import is_within_sd
 from predictions.models import ModelRun, Prediction
 
 from .forms import SampleFilterForm
-from .selectors import finished_runs, predictions_by_run
+from .selectors import (
+    SampleStats,
+    finished_runs,
+    flat_array,
+    lookup,
+    predictions_by_run,
+    sample_stats,
+)
 
 PER_PAGE = 50
-SORTS = {
-    "position": ("split_id", "position"),
-    "sd": (F("sd").desc(nulls_last=True), "split_id", "position"),
-    "sd_asc": (F("sd").asc(nulls_last=True), "split_id", "position"),
-    "mean": (F("mean").desc(nulls_last=True), "split_id", "position"),
-}
+STAT_SORTS = ("sd", "sd_asc", "mean")  # else dataset order
 
 
 @dataclass
@@ -44,51 +45,60 @@ class ItemRow:
         return [r.score for r in self.ratings]
 
 
+def _stats(form: SampleFilterForm) -> SampleStats:
+    return sample_stats(
+        form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
+    )
+
+
+def _stat_order(form: SampleFilterForm, sort: str) -> list[int]:
+    """Sample ids by SD or mean (missing last), ties in dataset order, from per-sample score
+    counts: the same order as sorting ``with_stats`` in SQL, without aggregating there."""
+    stats = _stats(form)
+    key = {"sd": -stats.variance, "sd_asc": stats.variance, "mean": -stats.mean}[sort]
+    return stats.columns["id"][np.argsort(key, kind="stable")].tolist()
+
+
 def _error_order(form: SampleFilterForm, run: ModelRun) -> list[int]:
     """Sample ids by the run's error relative to the SD, largest first: |prediction - mean|
-    / max(SD, 1), i.e. in units of the accepted band's half-width (above 1: outside).
-
-    Two flat queries and numpy, rather than a correlated subquery per sample."""
-    stats = (
-        form.samples()
-        .with_stats(include_excluded=form.keep_excluded)
-        .order_by()
-        .values_list("id", "mean", "sd")
-    )
-    preds = dict(
-        Prediction.objects.filter(run=run, sample__in=form.samples())
-        .order_by()
-        .values_list("sample_id", "score")
-    )
-    rows = [(sid, m, sd) for sid, m, sd in stats if m is not None and sid in preds]
-    if not rows:
+    / max(SD, 1), i.e. in units of the accepted band's half-width (above 1: outside)."""
+    stats = _stats(form)
+    preds = Prediction.objects.filter(run=run, sample__in=form.samples()).order_by()
+    preds = flat_array(preds.values_list("sample_id", "score"), 2, dtype=float)
+    preds = preds[np.argsort(preds[:, 0], kind="stable")]
+    ids = stats.columns["id"]
+    row, found = lookup(preds[:, 0].astype(np.int64), ids)
+    keep = found & (stats.n > 0)
+    if not keep.any():
         return []
-    ids = np.array([r[0] for r in rows])
-    mean = np.array([r[1] for r in rows], float)
-    sd = np.array([r[2] if r[2] is not None else 0.0 for r in rows], float)
-    error = np.abs(np.array([preds[i] for i in ids.tolist()]) - mean) / np.maximum(sd, 1.0)
-    return ids[np.lexsort((ids, -error))].tolist()
+    sd = np.nan_to_num(stats.sd[keep])
+    error = np.abs(preds[row[keep], 1] - stats.mean[keep]) / np.maximum(sd, 1.0)
+    return ids[keep][np.lexsort((ids[keep], -error))].tolist()
 
 
 def explorer_page(
     form: SampleFilterForm, *, sort: str, page: str | None, error_run: ModelRun | None
 ) -> tuple[Page, list[ItemRow], list[ModelRun]]:
-    """A page of samples (stats in SQL), then the page's ratings and predictions: a fixed
-    number of queries, whatever the number of samples."""
+    """A page of samples (its stats in SQL), then the page's ratings and predictions: a
+    fixed number of queries, whatever the number of samples. Orders by a statistic are
+    found in numpy from per-sample score counts."""
     qs = form.samples().with_related().with_stats(include_excluded=form.keep_excluded)
-    if error_run is not None and sort == "error":
-        page_obj = Paginator(_error_order(form, error_run), PER_PAGE).get_page(page)
+    if sort in STAT_SORTS or (sort == "error" and error_run is not None):
+        order = _error_order(form, error_run) if sort == "error" else _stat_order(form, sort)
+        page_obj = Paginator(order, PER_PAGE).get_page(page)
         by_id = {s.id: s for s in qs.filter(id__in=list(page_obj.object_list))}
         samples = [by_id[i] for i in page_obj.object_list if i in by_id]
-        preds = dict(
-            Prediction.objects.filter(run=error_run, sample__in=samples).values_list(
-                "sample_id", "score"
+        if sort == "error":
+            preds = dict(
+                Prediction.objects.filter(run=error_run, sample__in=samples).values_list(
+                    "sample_id", "score"
+                )
             )
-        )
-        for sample in samples:
-            sample.rel_error = abs(preds[sample.id] - sample.mean) / max(sample.sd or 0.0, 1.0)
+            for sample in samples:
+                sd = max(sample.sd or 0.0, 1.0)
+                sample.rel_error = abs(preds[sample.id] - sample.mean) / sd
     else:
-        paginator = Paginator(qs.order_by(*SORTS.get(sort, SORTS["position"])), PER_PAGE)
+        paginator = Paginator(qs.order_by("split_id", "position"), PER_PAGE)
         paginator.count = form.samples().count()  # the count needs no aggregation
         page_obj = paginator.get_page(page)
         samples = list(page_obj.object_list)

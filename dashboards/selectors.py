@@ -7,6 +7,7 @@ Every function here issues a number of SQL queries that does not depend on the d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from django.core.exceptions import EmptyResultSet
@@ -23,7 +24,7 @@ from django.db.models import (
     When,
 )
 
-from annotations.metrics import RatingTable, compact
+from annotations.metrics import RatingTable, compact, dot
 from annotations.models import SCORE_MAX, SCORE_MIN, Rater, Rating, Sample
 from predictions.models import ModelRun, Prediction
 
@@ -121,6 +122,54 @@ def sample_frame(samples: QuerySet[Sample]) -> SampleFrame:
     qs = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
     arr = flat_array(qs.values_list("id", "story__setup_id", "open"), 3)
     return SampleFrame(arr[:, 0], arr[:, 1], arr[:, 2].astype(bool))
+
+
+@dataclass(frozen=True)
+class SampleStats:
+    """Per sample of a set, in dataset order: the asked-for columns and the counts of each
+    score among its ratings (every rater's; valid ones unless excluded are included)."""
+
+    columns: dict[str, np.ndarray]
+    counts: np.ndarray  # (samples x SCALE)
+
+    @cached_property
+    def n(self) -> np.ndarray:
+        return self.counts.sum(axis=1)
+
+    @cached_property
+    def mean(self) -> np.ndarray:
+        """``sum / count`` (NaN without ratings): exact, rounded once, as SQL's AVG."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.n > 0, dot(self.counts, SCALE) / self.n, np.nan)
+
+    @cached_property
+    def variance(self) -> np.ndarray:
+        """Sample variance (NaN below two ratings) as one division of exact integers, so
+        that equal variances are equal floats (ties sort as in SQL)."""
+        n, total, squares = self.n, dot(self.counts, SCALE), dot(self.counts, SCALE**2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 1, (n * squares - total * total) / (n * (n - 1)), np.nan)
+
+    @property
+    def sd(self) -> np.ndarray:
+        return np.sqrt(self.variance)
+
+
+def sample_stats(
+    samples: QuerySet[Sample], *, include_excluded: bool, narrowed: bool, columns=("id",)
+) -> SampleStats:
+    """Two queries: the samples' ``columns`` (``id`` first; ``open`` is 1 for an open-ended
+    story) and per-sample score counts of their ratings, what ``with_stats`` aggregates.
+    ``narrowed``: whether ``samples`` is a strict subset (else no semi-join is needed)."""
+    ratings = Rating.objects.all() if include_excluded else Rating.objects.valid()
+    rated, counts = sample_counts(ratings.filter(sample__in=samples) if narrowed else ratings)
+    frame = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
+    frame = flat_array(frame.values_list(*columns), len(columns))
+    aligned = np.zeros((len(frame), len(SCALE)), np.int64)
+    if len(rated):
+        row, found = lookup(rated, frame[:, 0])
+        aligned[found] = counts[row[found]]
+    return SampleStats({name: frame[:, k] for k, name in enumerate(columns)}, aligned)
 
 
 def lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

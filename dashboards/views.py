@@ -119,14 +119,16 @@ def leaderboard_json(request):
 @researcher_required
 def ending_effects(request):
     form = sample_filter(request.GET)
-    effects = endings.ending_effects(form.samples(), include_excluded=form.keep_excluded)
+    effects = endings.ending_effects(
+        form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
+    )
     page = Paginator(effects, 50).get_page(request.GET.get("page"))
     keep = request.GET.copy()
     keep.pop("page", None)
     context = {
         "form": form,
         "page": page,
-        "summary": endings.summary(effects),
+        "summary": effects.summary(),
         "query": keep.urlencode(),
     }
     return render(request, "dashboards/endings.html", {**context, "tab": "endings"})
