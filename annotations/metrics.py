@@ -300,7 +300,11 @@ def sample_groups(table: RatingTable) -> np.ndarray:
         for _ in range(2)
     ]
     keys.append(np.bincount(table.sample, minlength=n_units).astype(float))
-    return np.unique(np.column_stack(keys), axis=0, return_inverse=True)[1].ravel()
+    group = np.zeros(n_units, np.int64)  # the rows' lexicographic rank, one column at a time
+    for column in keys:
+        _, code = np.unique(column, return_inverse=True)
+        _, group = np.unique(group * (int(code.max()) + 1) + code.ravel(), return_inverse=True)
+    return group.ravel()
 
 
 # --- split-half reliability ---------------------------------------------------------------

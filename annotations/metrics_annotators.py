@@ -66,12 +66,13 @@ class Runs:
 
     def ranks(self, run_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Average rank of each run within its unit, and per unit the weighted sum of
-        squared ranks, per replicate column of ``run_weights``."""
+        squared ranks, per replicate column of ``run_weights``: the weight before the run
+        in its unit, plus (its weight + 1) / 2."""
         ranks = np.cumsum(run_weights, axis=0)
         ends = ranks[np.r_[self.unit_start[1:], len(ranks)] - 1]
-        ranks -= np.vstack([np.zeros_like(ends[:1]), ends[:-1]])[self.unit]
+        before = np.vstack([np.zeros_like(ends[:1]), ends[:-1]]) - 0.5  # per unit
+        ranks -= np.repeat(before, np.diff(np.r_[self.unit_start, len(ranks)]), axis=0)
         ranks -= 0.5 * run_weights
-        ranks += 0.5
         squares = run_weights * ranks
         squares *= ranks
         return ranks, self.per_unit(squares)
@@ -95,8 +96,8 @@ class AnnotatorScores:
     x_weights: sparse.csr_matrix  # (x run x setup) ratings
     y_weights: sparse.csr_matrix  # (y run x setup) ratings
     pairs: sparse.csr_matrix  # (x run, y run) pairs of ratings, per setup
-    pair_x: np.ndarray
-    pair_y: np.ndarray
+    pair_x: np.ndarray  # x run of each pair
+    pairs_per_y: np.ndarray  # pairs of each y run (pairs are in y-run order)
     pair_unit_start: np.ndarray
 
     def scores(self, setup_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -124,7 +125,7 @@ class AnnotatorScores:
         n = self.x.per_unit(wx)
         cross = self.pairs @ wt
         cross *= rx[self.pair_x]
-        cross *= ry[self.pair_y]
+        cross *= np.repeat(ry, self.pairs_per_y, axis=0)  # pairs are in y-run order
         sxy = np.add.reduceat(cross, self.pair_unit_start, axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             acc = np.where(n > 0, (self.hits @ wt) / n, np.nan)
@@ -191,7 +192,7 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
         y_weights=_setup_matrix(y.of_row, len(y), setup, n_setups),
         pairs=_setup_matrix(pair_of_row, len(distinct), setup, n_setups),
         pair_x=pair_x,
-        pair_y=pair_y,
+        pairs_per_y=np.bincount(pair_y, minlength=len(y)),
         pair_unit_start=_starts(pair_unit),
     )
 
