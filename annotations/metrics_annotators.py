@@ -16,7 +16,7 @@ the order of the ratings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -99,11 +99,14 @@ class AnnotatorScores:
     pair_x: np.ndarray  # x run of each pair
     pairs_per_y: np.ndarray  # pairs of each y run (pairs are in y-run order)
     pair_unit_start: np.ndarray
+    _point: tuple | None = field(default=None, init=False, repr=False)
 
     def scores(self, setup_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(accuracy, spearman)`` per unit; for a ``(replicates x setups)`` weight matrix,
         one row per replicate (all weights 1, a single row, when omitted)."""
         single = setup_weights is None
+        if single and self._point is not None:
+            return self._point  # the point estimate serves several figures
         weights = np.ones((1, self.n_setups)) if single else np.atleast_2d(setup_weights)
         if not self.n_units:
             empty = np.zeros((len(weights), 0))
@@ -115,7 +118,10 @@ class AnnotatorScores:
             acc.append(a.T)
             rho.append(r.T)
         acc_all, rho_all = np.vstack(acc), np.vstack(rho)
-        return (acc_all[0], rho_all[0]) if single else (acc_all, rho_all)
+        if single:
+            self._point = (acc_all[0], rho_all[0])
+            return self._point
+        return acc_all, rho_all
 
     def _chunk(self, wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Columns of setup weights ``wt`` (setups x replicates) -> (units x replicates)."""

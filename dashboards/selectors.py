@@ -6,6 +6,7 @@ Every function here issues a number of SQL queries that does not depend on the d
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -48,22 +49,34 @@ def flat_array(qs: QuerySet, n_columns: int, dtype=np.int64) -> np.ndarray:
     except EmptyResultSet:
         return np.zeros((0, n_columns), dtype=dtype)
     connection = connections[qs.db]
+    if connection.vendor == "postgresql":
+        return _binary_columns(connection, sql, params, n_columns, np.dtype(dtype))
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            return _binary_columns(cursor, sql, params, n_columns, np.dtype(dtype))
         cursor.execute(sql, params)
         return np.array(cursor.fetchall(), dtype=dtype).reshape(-1, n_columns)
 
 
-def _binary_columns(cursor, sql: str, params, n_columns: int, dtype: np.dtype) -> np.ndarray:
+def _binary_columns(connection, sql: str, params, n_columns: int, dtype: np.dtype) -> np.ndarray:
+    """One query; each column as one ``bytea`` of big-endian 8-byte numbers, sent in binary
+    (a third of the time of hex text for a million rows). Django's cursor binds parameters
+    client-side, which rules out binary results, so a server-binding psycopg cursor on the
+    same connection (and transaction) runs it; Django's query log still records it."""
+    import psycopg
+
     names = [f"c{i}" for i in range(n_columns)]
     if dtype.kind == "f":
         send, wire = "float8send(coalesce(t.{}::float8, 'NaN'))", ">f8"
     else:
         send, wire = "int8send(t.{}::int8)", ">i8"
     columns = ", ".join(f"string_agg({send.format(name)}, '')" for name in names)
-    cursor.execute(f"SELECT {columns} FROM ({sql}) AS t({', '.join(names)})", params)
-    row = cursor.fetchone()
+    query = f"SELECT {columns} FROM ({sql}) AS t({', '.join(names)})"
+    with connection.cursor() as wrapper, psycopg.Cursor(connection.connection) as cursor:
+        logged = (
+            wrapper.debug_sql(query, params) if hasattr(wrapper, "debug_sql") else nullcontext()
+        )
+        with logged:
+            cursor.execute(query, params, prepare=False, binary=True)
+            row = cursor.fetchone()
     if not row or row[0] is None:
         return np.zeros((0, n_columns), dtype=dtype)
     return np.column_stack([np.frombuffer(col, dtype=wire).astype(dtype) for col in row])
