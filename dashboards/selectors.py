@@ -58,9 +58,9 @@ def flat_array(qs: QuerySet, n_columns: int, dtype=np.int64) -> np.ndarray:
 
 def _binary_columns(connection, sql: str, params, n_columns: int, dtype: np.dtype) -> np.ndarray:
     """One query; each column as one ``bytea`` of big-endian 8-byte numbers, sent in binary
-    (a third of the time of hex text for a million rows). Django's cursor binds parameters
-    client-side, which rules out binary results, so a server-binding psycopg cursor on the
-    same connection (and transaction) runs it; Django's query log still records it."""
+    (3 columns of a million rows: 0.23 s against 0.32 s as hex text). Django's cursor binds
+    parameters client-side, which rules out binary results, so a server-binding psycopg
+    cursor on the same connection (and transaction) runs it; Django's query log records it."""
     import psycopg
 
     names = [f"c{i}" for i in range(n_columns)]
