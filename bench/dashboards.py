@@ -102,7 +102,7 @@ def pages(client) -> dict[str, str]:
     from predictions.models import ModelRun
 
     setup = Setup.objects.order_by("-id").values_list("id", flat=True).first()
-    run = ModelRun.objects.finished().order_by("-id").values_list("id", flat=True).first()
+    run, other = ModelRun.objects.finished().order_by("-id").values_list("id", flat=True)[:2]
     return {
         "agreement page": "/dashboards/",
         "agreement intervals (1000 bootstrap)": "/dashboards/agreement.json",
@@ -110,6 +110,7 @@ def pages(client) -> dict[str, str]:
         "item explorer (by run error)": f"/dashboards/items/?sort=error&run={run}",
         "setup view": f"/dashboards/setups/{setup}/",
         "leaderboard": "/dashboards/leaderboard/",
+        "leaderboard + paired comparison": f"/dashboards/leaderboard/?a={run}&b={other}",
         "leaderboard intervals": "/dashboards/leaderboard/intervals.json",
         "ending effects": "/dashboards/endings/",
         "annotator quality": "/dashboards/annotators/",
@@ -408,9 +409,13 @@ def main() -> None:
     print(f"scratch database: {kind} {urlparse(url).path}")
     if args.reuse:
         setup_django(url)
+        from annotations.models import Rating
+
         warm_up()
         warm_templates()
-        time_pages(f"kept scratch database ({kind})", LARGE_TARGET, repeat=1)
+        small = Rating.objects.count() < 100_000  # train+dev only
+        target = SMALL_TARGET if small else LARGE_TARGET
+        time_pages(f"kept scratch database ({kind})", target, repeat=3 if small else 1)
         return
     try:
         setup_django(url)
