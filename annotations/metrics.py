@@ -4,16 +4,18 @@ Input is one flat table of ratings (:class:`RatingTable`): aligned arrays of sam
 score and the setup each sample belongs to. Setups are the bootstrap unit: the six samples
 of a setup share a story, so they are resampled together.
 
+This module holds the per-sample and per-rating building blocks:
+
 * Krippendorff's alpha (interval) is built from per-unit value counts, because imported
-  raters have no identity across samples.
-* The human upper bound follows the AmbiStory paper: each annotator's rating of a sample is
-  scored against the *other* annotators of that sample with the official rule
-  (:func:`predictions.evaluation.is_within_sd`, never re-implemented here) and the official
-  Spearman (rank correlation with the others' means). Annotators are scored per group
-  (samples rated by the same set of raters); the *average* variant averages all annotators,
-  the *best-per-group* variant (the paper's figure) averages the best annotator of each group.
-* Leave-one-annotator-out Spearman follows the RAW-C paper: each annotator's ratings against
-  the mean of the others on the items they rated, averaged over annotators.
+  raters have no identity across samples; mean SD and split-half reliability likewise.
+* Each rating against the *other* ratings of its sample (:func:`rating_cases`): inside their
+  accepted band by the official rule (:func:`predictions.evaluation.is_within_sd`, never
+  re-implemented here), and the others' mean.
+* Groups of samples rated by the same set of raters, and weighted grouped ranks.
+
+The human upper bound and leave-one-annotator-out Spearman live in
+:mod:`annotations.metrics_annotators`; all figures at once with bootstrap intervals in
+:mod:`annotations.metrics_bootstrap`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,16 @@
 """Each annotator against the others: the human upper bound and leave-one-out Spearman.
 
-A pure module (numpy and scipy.sparse, no Django). Every rating is scored against the other
-ratings of its sample (:mod:`annotations.metrics` holds the per-rating facts); an annotator
-*unit* is a rater within one group of samples (or a rater, when groups are unknown).
+A pure module (numpy and scipy.sparse, no Django).
+
+* The human upper bound follows the AmbiStory paper: each annotator's rating of a sample is
+  scored against the *other* annotators of that sample with the official rule (judged in
+  :func:`annotations.metrics.rating_cases`) and the official Spearman (rank correlation with
+  the others' means). Annotators are scored per group (samples rated by the same set of
+  raters): an annotator *unit* is a rater within one group (a rater, when groups are
+  unknown). The *average* variant averages all units, the *best-per-group* variant (the
+  paper's figure) averages the best unit of each group.
+* Leave-one-annotator-out Spearman follows the RAW-C paper: each annotator's ratings against
+  the mean of the others on the items they rated, averaged over annotators.
 
 The figures are computed for a matrix of *setup weights* (one row per bootstrap replicate,
 one column per setup: how often the setup was drawn), so the point estimate is the row of

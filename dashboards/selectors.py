@@ -14,10 +14,8 @@ import numpy as np
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import (
-    BooleanField,
     Case,
     Count,
-    ExpressionWrapper,
     IntegerField,
     Q,
     QuerySet,
@@ -29,7 +27,6 @@ from annotations.metrics import RatingTable, compact, dot
 from annotations.models import SCORE_MAX, SCORE_MIN, Rater, Rating, Sample
 from predictions.models import ModelRun, Prediction
 
-IS_OPEN = ExpressionWrapper(Q(story__ending=""), output_field=BooleanField())
 OPEN_FLAG = Case(
     When(story__ending="", then=Value(1)), default=Value(0), output_field=IntegerField()
 )
