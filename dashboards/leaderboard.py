@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotations.models import Rating, Sample, Split
-from predictions.comparison import PairedComparison
+from predictions.comparison import PairedComparison, replicates
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
@@ -100,12 +100,14 @@ def leaderboard(data: list[RunData]) -> list[RunRow]:
 
 
 def intervals(data: list[RunData], *, n_boot: int = 1000, seed: int = 0) -> dict:
-    """Bootstrap 95% intervals (setups resampled) of each run's figures."""
-    return {
-        d.run.id: scoring.run_intervals(d.labels, d.preds, d.setups, n_boot=n_boot, seed=seed)
-        for d in data
-        if len(d.labels) >= 3
-    }
+    """Bootstrap 95% intervals (setups resampled) of each run's figures, with the number of
+    replicates drawn (fewer than ``n_boot`` on large runs)."""
+    out = {}
+    for d in data:
+        if len(d.labels) >= 3:
+            found = scoring.run_intervals(d.labels, d.preds, d.setups, n_boot=n_boot, seed=seed)
+            out[d.run.id] = {**found, "replicates": replicates(n_boot, len(d.preds))}
+    return out
 
 
 def compare(a: RunData, b: RunData, **kw) -> PairedComparison | None:

@@ -48,6 +48,7 @@ def test_it_lists_only_finished_runs_and_gives_intervals_by_setup(researcher_cli
     data = researcher_client.get("/dashboards/leaderboard/intervals.json", {"boot": 100}).json()
     low, high = data["runs"][str(good.id)]["accuracy"]
     assert low <= good.scores["accuracy"] <= high
+    assert data["runs"][str(good.id)]["replicates"] == 100  # all of them: a small run
 
 
 def test_it_compares_two_runs_with_a_paired_bootstrap_and_wilcoxon(researcher_client):
