@@ -19,18 +19,16 @@ either this or a cross-encoder directory by what its log says.
 from __future__ import annotations
 
 import json
-import math
-import random
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .crossencoder import LOG_FILE, CrossEncoderModel, seed_all, story_units
+from .crossencoder import CrossEncoderModel
 from .encoder import DEFAULT_THREADS, model_path, set_offline
 from .features import homonym_span
+from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
 from .texts import Sample, field, sense_text, story_text
 
 __all__ = ["BiEncoderModel", "train", "load_trained", "ARCHITECTURE", "SCALE"]
@@ -134,12 +132,8 @@ class BiEncoderModel:
         sims = self.similarities(list(samples), batch_size)
         return [float(v) for v in np.clip(CENTER + 2.0 * sims, 1.0, 5.0)]
 
-    def save(self, directory: str | Path) -> None:
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / ".gitignore").write_text("*\n")
-        self.model.save_pretrained(str(directory))
-        self.tokenizer.save_pretrained(str(directory))
+    def save(self, directory: str | Path, meta: dict | None = None) -> None:
+        save_directory(self.model, self.tokenizer, directory, meta)
 
 
 def _pairs(data: Sequence[Sample]) -> list[tuple[int, int]]:
@@ -168,50 +162,34 @@ def train(
 
     seed_all(seed)
     bi = BiEncoderModel.base(layer=layer, max_seq_length=max_seq_length)
-    model = bi.model
     data = list(samples)
     pairs = _pairs(data)
     if not pairs:
         raise ValueError("no story is judged on two senses: nothing to train on")
-    steps = epochs * math.ceil(len(pairs) / batch_size)
-    warmup = max(1, steps // 10)
-    optim = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        optim, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / steps))
-    )
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    rng = random.Random(seed)
-    history: list[dict] = []
-    for epoch in range(epochs):
-        model.train()
-        rng.shuffle(pairs)
-        started, total = time.perf_counter(), 0.0
-        for start in range(0, len(pairs), batch_size):
-            chunk = pairs[start : start + batch_size]
-            story = bi.vectors([_story_item(data[a]) for a, _ in chunk])
-            sense_a = bi.vectors([_sense_item(data[a]) for a, _ in chunk])
-            sense_b = bi.vectors([_sense_item(data[b]) for _, b in chunk])
-            logit = SCALE * ((story * sense_a).sum(1) - (story * sense_b).sum(1))
-            target = torch.tensor(
-                [(float(data[a]["average"]) - float(data[b]["average"]) + 4) / 8 for a, b in chunk],
-                dtype=torch.float32,
-            )
-            loss = loss_fn(logit, target)
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optim.step()
-            sched.step()
-            total += float(loss.detach()) * len(chunk)
-        entry = {
-            "epoch": epoch + 1,
-            "loss": total / len(pairs),
-            "seconds": time.perf_counter() - started,
-        }
-        history.append(entry)
-        loss_s, secs = f"{entry['loss']:.4f}", f"{entry['seconds']:.1f}"
-        log(f"bi-encoder epoch {entry['epoch']}: loss {loss_s} ({secs} s)")
-    bi.save(out_dir)
+
+    def batch_loss(chunk: list[tuple[int, int]]) -> tuple[Any, int]:
+        story = bi.vectors([_story_item(data[a]) for a, _ in chunk])
+        sense_a = bi.vectors([_sense_item(data[a]) for a, _ in chunk])
+        sense_b = bi.vectors([_sense_item(data[b]) for _, b in chunk])
+        logit = SCALE * ((story * sense_a).sum(1) - (story * sense_b).sum(1))
+        target = torch.tensor(
+            [(float(data[a]["average"]) - float(data[b]["average"]) + 4) / 8 for a, b in chunk],
+            dtype=torch.float32,
+        )
+        return loss_fn(logit, target), len(chunk)
+
+    history = train_epochs(
+        bi.model,
+        pairs,
+        batch_loss,
+        epochs=epochs,
+        per_batch=batch_size,
+        lr=lr,
+        seed=seed,
+        label="bi-encoder",
+        log=log,
+    )
     meta = {
         "architecture": ARCHITECTURE,
         "epochs": history,
@@ -223,7 +201,7 @@ def train(
         "layer": layer,
         "max_seq_length": max_seq_length,
     }
-    (Path(out_dir) / LOG_FILE).write_text(json.dumps(meta, indent=1))
+    bi.save(out_dir, meta)
     return bi
 
 

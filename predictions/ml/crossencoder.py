@@ -13,21 +13,15 @@ The directory also gets a ``.gitignore`` (``*``) so that weights never land in g
 from __future__ import annotations
 
 import json
-import math
-import random
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .encoder import DEFAULT_THREADS, model_path, set_offline
-from .texts import Sample, sense_text, story_key, story_text
+from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
+from .texts import Sample, sense_text, story_text
 
-__all__ = ["CrossEncoderModel", "train", "pair_texts", "seed_all", "story_units", "LOG_FILE"]
-
-LOG_FILE = "train_log.json"
+__all__ = ["CrossEncoderModel", "train", "pair_texts", "LOG_FILE"]
 MAX_SEQ_LENGTH = 160
 
 
@@ -40,14 +34,6 @@ def _target(sample: Sample) -> float:
     return (float(sample["average"]) - 1.0) / 4.0
 
 
-def seed_all(seed: int) -> None:
-    import torch
-
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
 def _freeze(model: Any, layers: int) -> None:
     """Freeze the embeddings and the lowest ``layers`` encoder layers (0: train everything)."""
     if layers <= 0:
@@ -58,14 +44,6 @@ def _freeze(model: Any, layers: int) -> None:
     for layer in base.encoder.layer[:layers]:
         for p in layer.parameters():
             p.requires_grad = False
-
-
-def story_units(data: Sequence[Sample]) -> list[list[int]]:
-    """Indices of ``data`` grouped by story (both senses of one story together)."""
-    groups: dict[tuple, list[int]] = {}
-    for i, sample in enumerate(data):
-        groups.setdefault(story_key(sample), []).append(i)
-    return list(groups.values())
 
 
 def _pair_index(units: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
@@ -139,12 +117,8 @@ class CrossEncoderModel:
                 out.extend((torch.sigmoid(self.logits(chunk)) * 4 + 1).tolist())
         return [float(x) for x in out]
 
-    def save(self, directory: str | Path) -> None:
-        directory = Path(directory)
-        directory.mkdir(parents=True, exist_ok=True)
-        (directory / ".gitignore").write_text("*\n")
-        self.model.save_pretrained(str(directory))
-        self.tokenizer.save_pretrained(str(directory))
+    def save(self, directory: str | Path, meta: dict | None = None) -> None:
+        save_directory(self.model, self.tokenizer, directory, meta)
 
 
 def train(
@@ -176,53 +150,35 @@ def train(
 
     seed_all(seed)
     ce = CrossEncoderModel.base(max_seq_length)
-    model = ce.model
-    _freeze(model, freeze_layers)
+    _freeze(ce.model, freeze_layers)
     data = list(samples)
     units = story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
-    per_batch = max(1, batch_size // 2) if objective == "pairwise" else batch_size
-    steps = epochs * math.ceil(len(units) / per_batch)
-    params = [p for p in model.parameters() if p.requires_grad]
-    optim = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
-    warmup = max(1, steps // 10)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        optim, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
-    )
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    history: list[dict] = []
-    rng = random.Random(seed)
-    for epoch in range(epochs):
-        model.train()
-        order = list(range(len(units)))
-        rng.shuffle(order)
-        started, total, n = time.perf_counter(), 0.0, 0
-        for start in range(0, len(order), per_batch):
-            picked = [units[u] for u in order[start : start + per_batch]]
-            chunk = [data[i] for unit in picked for i in unit]
-            target = torch.tensor([_target(s) for s in chunk], dtype=torch.float32)
-            logits = ce.logits(chunk)
-            loss = loss_fn(logits, target)
-            pairs = _pair_index(picked)
-            if pairs:
-                a, b = (torch.tensor(x) for x in zip(*pairs))
-                loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
-            optim.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optim.step()
-            sched.step()
-            total += float(loss.detach()) * len(chunk)
-            n += len(chunk)
-        entry = {
-            "epoch": epoch + 1,
-            "loss": total / max(1, n),
-            "seconds": time.perf_counter() - started,
-        }
-        history.append(entry)
-        loss_s, secs = f"{entry['loss']:.4f}", f"{entry['seconds']:.1f}"
-        log(f"cross-encoder epoch {entry['epoch']}: loss {loss_s} ({secs} s)")
-    ce.save(out_dir)
+
+    def batch_loss(picked: list[list[int]]) -> tuple[Any, int]:
+        chunk = [data[i] for unit in picked for i in unit]
+        target = torch.tensor([_target(s) for s in chunk], dtype=torch.float32)
+        logits = ce.logits(chunk)
+        loss = loss_fn(logits, target)
+        pairs = _pair_index(picked)
+        if pairs:
+            a, b = (torch.tensor(x) for x in zip(*pairs))
+            loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
+        return loss, len(chunk)
+
+    history = train_epochs(
+        ce.model,
+        units,
+        batch_loss,
+        epochs=epochs,
+        per_batch=max(1, batch_size // 2) if objective == "pairwise" else batch_size,
+        lr=lr,
+        seed=seed,
+        label="cross-encoder",
+        log=log,
+    )
     meta = {
+        "architecture": "crossencoder",
         "epochs": history,
         "n_samples": len(data),
         "seed": seed,
@@ -232,5 +188,5 @@ def train(
         "objective": objective,
         "freeze_layers": freeze_layers,
     }
-    (Path(out_dir) / LOG_FILE).write_text(json.dumps(meta, indent=1))
+    ce.save(out_dir, meta)
     return ce

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from predictions.ml import biencoder, crossencoder, features, texts
+from predictions.ml import biencoder, crossencoder, features, finetune, texts
 
 REPO = Path(__file__).resolve().parents[3]
 LABELS = ("choices", "average", "stdev", "nonsensical")
@@ -33,7 +33,7 @@ def _pair_loss(model, samples) -> float:
     """Mean BCE of the model's pair logits against the pair targets (as in training)."""
     sims = model.similarities(samples)
     losses = []
-    for a, b in ((u[0], u[1]) for u in crossencoder.story_units(samples) if len(u) == 2):
+    for a, b in ((u[0], u[1]) for u in finetune.story_units(samples) if len(u) == 2):
         logit = biencoder.SCALE * (sims[a] - sims[b])
         target = (samples[a]["average"] - samples[b]["average"] + 4) / 8
         losses.append(math.log1p(math.exp(-abs(logit))) + max(logit, 0) - logit * target)
