@@ -45,6 +45,8 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
         "() => /[0-9]/.test(document.querySelector('#leaderboard .ci-accuracy').textContent)"
     )
     assert "0.44727891156462585" in page.inner_text("#leaderboard")
+    assert "1000 bootstrap replicates" in page.inner_text("#leaderboard-boot")
+    assert page.get_attribute("#leaderboard .ci-accuracy", "title").startswith("1000 bootstrap")
     points = page.evaluate(
         "() => Chart.getChart(document.getElementById('chart-scatter'))"
         ".data.datasets[0].data.length"

@@ -13,7 +13,15 @@
         if (!row) continue;
         row.querySelector(".ci-accuracy").textContent = fmt(ci.accuracy);
         row.querySelector(".ci-spearman").textContent = fmt(ci.spearman);
+        const fewer = ci.replicates < data.n_boot ? ` (${ci.replicates} replicates)` : "";
+        row.querySelector(".ci-spearman").textContent += fewer;
+        for (const cell of row.querySelectorAll(".ci-accuracy, .ci-spearman")) {
+          cell.title = `${ci.replicates} bootstrap replicates over setups`;
+        }
       }
+      const note = document.getElementById("leaderboard-boot");
+      if (note) note.textContent = `Intervals: ${data.n_boot} bootstrap replicates over setups ` +
+        "(fewer on very large runs, as marked).";
     });
   }
 
