@@ -22,7 +22,13 @@ from functools import cached_property
 import numpy as np
 
 from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows, dot
-from predictions.comparison import LABELS, PairedComparison, replicates
+from predictions.comparison import (
+    LABELS,
+    PairedComparison,
+    percentile_interval,
+    replicates,
+    wilcoxon_errors,
+)
 from predictions.evaluation import Score, is_within_sd, label_mean, label_sd
 
 CHUNK_CELLS = 2_000_000  # (replicate x item) cells held at once
@@ -212,25 +218,6 @@ class _Bootstrap:
         return np.bincount(self.setup, values, minlength=self.n_setups)
 
 
-def _wilcoxon(err_a: np.ndarray, err_b: np.ndarray) -> tuple[float | None, float | None]:
-    from scipy.stats import wilcoxon
-
-    if not np.any(err_a != err_b):
-        return None, None  # identical errors: the test is undefined
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = wilcoxon(err_a, err_b)
-    return float(result.statistic), float(result.pvalue)
-
-
-def _interval(values: np.ndarray) -> tuple[float, float] | None:
-    values = values[~np.isnan(values)]
-    if not len(values):
-        return None
-    low, high = np.percentile(values, [2.5, 97.5])
-    return (float(low), float(high))
-
-
 def run_intervals(labels: Labels, preds, setups, *, n_boot: int = 1000, seed: int = 0) -> dict:
     """Percentile bootstrap 95% intervals of accuracy and Spearman, resampling setups
     (:func:`predictions.comparison.run_intervals`)."""
@@ -242,7 +229,10 @@ def run_intervals(labels: Labels, preds, setups, *, n_boot: int = 1000, seed: in
     for counts in boot.blocks():
         acc.append(dot(counts, hits) / dot(counts, items))
         rho.append(ranks.rho(counts))
-    return {"accuracy": _interval(np.concatenate(acc)), "spearman": _interval(np.concatenate(rho))}
+    return {
+        "accuracy": percentile_interval(np.concatenate(acc)),
+        "spearman": percentile_interval(np.concatenate(rho)),
+    }
 
 
 def paired_comparison(
@@ -265,7 +255,7 @@ def paired_comparison(
         d_rho.append(ranks_a.rho(counts) - ranks_b.rho(counts))
     score_a, score_b = official(labels, preds_a), official(labels, preds_b)
     err_a, err_b = np.abs(preds_a - labels.means), np.abs(preds_b - labels.means)
-    stat, p = _wilcoxon(err_a, err_b)
+    stat, p = wilcoxon_errors(err_a, err_b)
     rho_diff = None
     if score_a.spearman is not None and score_b.spearman is not None:
         rho_diff = score_a.spearman - score_b.spearman
@@ -274,11 +264,13 @@ def paired_comparison(
         accuracy_a=score_a.accuracy,
         accuracy_b=score_b.accuracy,
         accuracy_diff=score_a.accuracy - score_b.accuracy,
-        accuracy_diff_ci=_interval(np.concatenate(d_acc)),
+        accuracy_diff_ci=percentile_interval(np.concatenate(d_acc)),
         spearman_a=score_a.spearman,
         spearman_b=score_b.spearman,
         spearman_diff=rho_diff,
-        spearman_diff_ci=_interval(np.concatenate(d_rho)) if rho_diff is not None else None,
+        spearman_diff_ci=(
+            percentile_interval(np.concatenate(d_rho)) if rho_diff is not None else None
+        ),
         wilcoxon_statistic=stat,
         wilcoxon_p=p,
         mean_abs_error_a=float(err_a.mean()),

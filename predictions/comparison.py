@@ -87,7 +87,8 @@ class _ItemResampler:
         return float(grouped_pearson(self.group, ranks, self.mean_ranks.ranks(w), w, 1)[0])
 
 
-def _interval(values: list[float]) -> tuple[float, float] | None:
+def percentile_interval(values) -> tuple[float, float] | None:
+    """The 2.5 and 97.5 percentiles of ``values`` (NaNs left out); None when none remain."""
     arr = np.asarray(values, float)
     arr = arr[~np.isnan(arr)]
     if not len(arr):
@@ -107,7 +108,7 @@ def run_intervals(
         w = res.weights(rng)
         acc.append(res.accuracy(w))
         rho.append(res.spearman(w))
-    return {"accuracy": _interval(acc), "spearman": _interval(rho)}
+    return {"accuracy": percentile_interval(acc), "spearman": percentile_interval(rho)}
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ def paired_comparison(
     score_a, score_b = score_lists(labels, preds_a), score_lists(labels, preds_b)
     err_a = np.abs(np.asarray(preds_a, float) - a.means)
     err_b = np.abs(np.asarray(preds_b, float) - a.means)
-    stat, p = _wilcoxon(err_a, err_b)
+    stat, p = wilcoxon_errors(err_a, err_b)
     rho_diff = None
     if score_a.spearman is not None and score_b.spearman is not None:
         rho_diff = score_a.spearman - score_b.spearman
@@ -155,11 +156,11 @@ def paired_comparison(
         accuracy_a=score_a.accuracy,
         accuracy_b=score_b.accuracy,
         accuracy_diff=score_a.accuracy - score_b.accuracy,
-        accuracy_diff_ci=_interval(d_acc),
+        accuracy_diff_ci=percentile_interval(d_acc),
         spearman_a=score_a.spearman,
         spearman_b=score_b.spearman,
         spearman_diff=rho_diff,
-        spearman_diff_ci=_interval(d_rho) if rho_diff is not None else None,
+        spearman_diff_ci=percentile_interval(d_rho) if rho_diff is not None else None,
         wilcoxon_statistic=stat,
         wilcoxon_p=p,
         mean_abs_error_a=float(err_a.mean()),
@@ -167,7 +168,8 @@ def paired_comparison(
     )
 
 
-def _wilcoxon(err_a: np.ndarray, err_b: np.ndarray) -> tuple[float | None, float | None]:
+def wilcoxon_errors(err_a: np.ndarray, err_b: np.ndarray) -> tuple[float | None, float | None]:
+    """Wilcoxon signed-rank statistic and p of paired errors; (None, None) when identical."""
     from scipy.stats import wilcoxon
 
     if not np.any(err_a != err_b):
