@@ -25,9 +25,9 @@ from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows, dot
 from predictions.comparison import (
     LABELS,
     PairedComparison,
+    paired_result,
     percentile_interval,
     replicates,
-    wilcoxon_errors,
 )
 from predictions.evaluation import Score, is_within_sd, label_mean, label_sd
 
@@ -255,24 +255,6 @@ def paired_comparison(
         d_rho.append(ranks_a.rho(counts) - ranks_b.rho(counts))
     score_a, score_b = official(labels, preds_a), official(labels, preds_b)
     err_a, err_b = np.abs(preds_a - labels.means), np.abs(preds_b - labels.means)
-    stat, p = wilcoxon_errors(err_a, err_b)
-    rho_diff = None
-    if score_a.spearman is not None and score_b.spearman is not None:
-        rho_diff = score_a.spearman - score_b.spearman
-    return PairedComparison(
-        n_items=len(labels),
-        accuracy_a=score_a.accuracy,
-        accuracy_b=score_b.accuracy,
-        accuracy_diff=score_a.accuracy - score_b.accuracy,
-        accuracy_diff_ci=percentile_interval(np.concatenate(d_acc)),
-        spearman_a=score_a.spearman,
-        spearman_b=score_b.spearman,
-        spearman_diff=rho_diff,
-        spearman_diff_ci=(
-            percentile_interval(np.concatenate(d_rho)) if rho_diff is not None else None
-        ),
-        wilcoxon_statistic=stat,
-        wilcoxon_p=p,
-        mean_abs_error_a=float(err_a.mean()),
-        mean_abs_error_b=float(err_b.mean()),
+    return paired_result(
+        score_a, score_b, np.concatenate(d_acc), np.concatenate(d_rho), err_a, err_b
     )

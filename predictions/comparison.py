@@ -147,12 +147,20 @@ def paired_comparison(
     score_a, score_b = score_lists(labels, preds_a), score_lists(labels, preds_b)
     err_a = np.abs(np.asarray(preds_a, float) - a.means)
     err_b = np.abs(np.asarray(preds_b, float) - a.means)
+    return paired_result(score_a, score_b, d_acc, d_rho, err_a, err_b)
+
+
+def paired_result(
+    score_a: Score, score_b: Score, d_acc, d_rho, err_a: np.ndarray, err_b: np.ndarray
+) -> PairedComparison:
+    """A :class:`PairedComparison` from both runs' official scores, the bootstrap
+    differences of accuracy and Spearman, and the per-item absolute errors."""
     stat, p = wilcoxon_errors(err_a, err_b)
     rho_diff = None
     if score_a.spearman is not None and score_b.spearman is not None:
         rho_diff = score_a.spearman - score_b.spearman
     return PairedComparison(
-        n_items=len(labels),
+        n_items=len(err_a),
         accuracy_a=score_a.accuracy,
         accuracy_b=score_b.accuracy,
         accuracy_diff=score_a.accuracy - score_b.accuracy,
