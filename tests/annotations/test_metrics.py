@@ -10,7 +10,8 @@ from scipy.stats import spearmanr
 
 from annotations import metrics, metrics_annotators, metrics_bootstrap
 from annotations.metrics import RatingTable
-from predictions.evaluation import score_lists
+
+from .helpers import official_per_rater, random_study
 
 # Four raters on five samples (one group); D disagrees with A, B and C everywhere but the last.
 AGREE = [1, 1, 5, 5, 3]
@@ -49,31 +50,6 @@ def test_it_scores_the_dissenter_against_the_others_with_the_official_rule():
     assert result.values["best_spearman"] == pytest.approx(1.0)
     assert result.loo["min"] == pytest.approx(-1.0) and result.loo["max"] == pytest.approx(1.0)
     assert result.n_groups == 1
-
-
-def random_study(seed: int, n_samples: int = 60, per_sample: int = 5, n_raters: int = 12):
-    rng = np.random.default_rng(seed)
-    rows = []
-    for s in range(n_samples):
-        for rater in rng.choice(n_raters, per_sample, replace=False):
-            rows.append((s, int(rater), int(rng.integers(1, 6))))
-    return rows
-
-
-def official_per_rater(rows) -> dict:
-    """Independent computation: for every rater, official score_lists against the others."""
-    by_sample: dict = {}
-    for s, r, v in rows:
-        by_sample.setdefault(s, {})[r] = v
-    out = {}
-    for rater in sorted({r for _, r, _ in rows}):
-        labels, preds = [], []
-        for ratings in by_sample.values():
-            if rater in ratings and len(ratings) > 1:
-                labels.append([v for r, v in ratings.items() if r != rater])
-                preds.append(ratings[rater])
-        out[rater] = score_lists(labels, preds)
-    return out
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

@@ -7,34 +7,14 @@ import pytest
 
 from annotations import metrics, metrics_annotators, metrics_bootstrap
 from annotations.metrics import RatingTable
-from predictions.evaluation import is_within_sd, score_lists
+from predictions.evaluation import is_within_sd
+
+from .helpers import official_per_rater, random_study
 
 
 def study(seed: int, n_samples: int = 48, per_sample: int = 4, n_raters: int = 7):
     """Ratings as ``(sample, rater, score)``; six samples to a setup."""
-    rng = np.random.default_rng(seed)
-    return [
-        (s, int(r), int(rng.integers(1, 6)))
-        for s in range(n_samples)
-        for r in rng.choice(n_raters, per_sample, replace=False)
-    ]
-
-
-def official_with_copies(rows, setup_weight: dict[int, int]) -> dict:
-    """Each rater's items repeated as often as their setup was drawn, scored officially."""
-    by_sample: dict = {}
-    for s, r, v in rows:
-        by_sample.setdefault(s, {})[r] = v
-    out = {}
-    for rater in sorted({r for _, r, _ in rows}):
-        labels, preds = [], []
-        for s, ratings in by_sample.items():
-            if rater in ratings and len(ratings) > 1:
-                others = [v for r, v in ratings.items() if r != rater]
-                labels += [others] * setup_weight[s // 6]
-                preds += [ratings[rater]] * setup_weight[s // 6]
-        out[rater] = score_lists(labels, preds) if labels else None
-    return out
+    return random_study(seed, n_samples, per_sample, n_raters)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -45,7 +25,7 @@ def test_setup_weights_count_as_copies_of_the_setups_ratings(seed):
     weights = np.random.default_rng(seed).integers(0, 3, (5, 8)).astype(float)
     acc, rho = ann.scores(weights)
     for row, w in enumerate(weights):
-        official = official_with_copies(rows, dict(enumerate(w.astype(int))))
+        official = official_per_rater(rows, lambda s, w=w: int(w[s // 6]))
         for unit, rater in enumerate(sorted(official)):
             score = official[rater]
             if score is None:
