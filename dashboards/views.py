@@ -35,6 +35,13 @@ def _clean(value):
     return value
 
 
+def _query_without_page(request) -> str:
+    """The request's query string minus ``page``, for pagination links."""
+    keep = request.GET.copy()
+    keep.pop("page", None)
+    return keep.urlencode()
+
+
 def _int(value, default: int, low: int, high: int) -> int:
     try:
         return min(max(int(value), low), high)
@@ -65,8 +72,6 @@ def item_explorer(request):
     page, rows, runs = items.explorer_page(
         form, sort=sort, page=request.GET.get("page"), error_run=error_run
     )
-    keep = request.GET.copy()
-    keep.pop("page", None)
     context = {
         "form": form,
         "page": page,
@@ -75,7 +80,7 @@ def item_explorer(request):
         "sort": sort,
         "error_run": error_run,
         "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
-        "query": keep.urlencode(),
+        "query": _query_without_page(request),
     }
     return render(request, "dashboards/items.html", {**context, "tab": "items"})
 
@@ -123,13 +128,11 @@ def ending_effects(request):
         form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
     )
     page = Paginator(effects, 50).get_page(request.GET.get("page"))
-    keep = request.GET.copy()
-    keep.pop("page", None)
     context = {
         "form": form,
         "page": page,
         "summary": effects.summary(),
-        "query": keep.urlencode(),
+        "query": _query_without_page(request),
     }
     return render(request, "dashboards/endings.html", {**context, "tab": "endings"})
 
@@ -139,8 +142,6 @@ def annotator_quality(request):
     form = sample_filter(request.GET)
     rows = annotators.rater_rows(form.ratings())
     page = Paginator(rows, 100).get_page(request.GET.get("page"))
-    keep = request.GET.copy()
-    keep.pop("page", None)
     context = {
         "form": form,
         "page": page,
@@ -148,7 +149,7 @@ def annotator_quality(request):
         "n_flagged": rows.n_flagged,
         "exclusions": annotators.active_exclusions(),
         "thresholds": annotators,
-        "query": keep.urlencode(),
+        "query": _query_without_page(request),
         "next": request.get_full_path(),
     }
     return render(request, "dashboards/annotators.html", {**context, "tab": "annotators"})
