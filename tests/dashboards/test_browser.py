@@ -8,10 +8,12 @@ from tests.conftest import CONFORMANCE, screenshot
 
 CHART_READY = """(id) => {
   const canvas = document.getElementById(id);
-  return !!canvas && canvas.width > 0 && canvas.height > 0 && !!Chart.getChart(canvas);
+  if (!canvas || typeof Chart === "undefined") return false;  // the script may still load
+  return canvas.width > 0 && canvas.height > 0 && !!Chart.getChart(canvas);
 }"""
 CELLS_READY = """() => {
   const all = [...document.querySelectorAll('canvas.hist')];
+  if (typeof Chart === "undefined") return false;  // the script may still load
   return all.length === 6 && all.every((c) => c.width > 0 && Chart.getChart(c));
 }"""
 
