@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: install install-dev install-ml browser demo serve worker test lint bench migrations-check clean
+.PHONY: install install-dev install-ml env browser demo serve worker test lint bench migrations-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,7 +34,15 @@ install-ml: $(VENV)/.ml
 browser:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium chromium-driver)
 
-demo: install
+# A development .env (DEBUG=1, a random SECRET_KEY) so that `python manage.py ...` works in a
+# fresh shell; never overwrites an existing one. Settings read it; the tests never do.
+env: .env
+.env:
+	@printf '# Development settings written by `make env` (see .env.example for production).\nDEBUG=1\nSECRET_KEY=%s\n' \
+	  "$$($(PYTHON) -c 'import secrets; print(secrets.token_urlsafe(50))')" > $@
+	@echo "Wrote a development .env (DEBUG=1)"
+
+demo: install .env
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py import_ambistory data/ambistory/train.json --split train
 	$(BIN)/python manage.py import_ambistory data/ambistory/dev.json --split dev

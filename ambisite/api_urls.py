@@ -1,7 +1,7 @@
 """The REST API, mounted at /api/v1/: one include per app, plus the schema and its UI."""
 
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotations.api.base import IsResearcher, not_found
 
@@ -15,7 +15,9 @@ urlpatterns = [
     ),
     path(
         "docs/",
-        SpectacularSwaggerView.as_view(url_name="api-schema", permission_classes=[IsResearcher]),
+        SpectacularSwaggerSplitView.as_view(
+            url_name="api-schema", permission_classes=[IsResearcher]
+        ),
         name="api-docs",
     ),
     # Anything else under /api/v1/ answers JSON, not the site's HTML 404 page.

@@ -7,12 +7,23 @@ deployment fails at start-up instead of silently falling back to a default.
 from __future__ import annotations
 
 import os
+import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import load_dotenv
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# An optional env file (default: .env in the repository root; `make demo` writes a development
+# one) fills in variables that the environment does not set: real environment variables win.
+# AMBISITE_ENV_FILE names another file, or "" for none. The test suite never reads it, so a
+# stray .env cannot change the tests' or CI's settings.
+ENV_FILE = os.environ.get("AMBISITE_ENV_FILE", str(BASE_DIR / ".env"))
+if ENV_FILE and "pytest" not in sys.modules:
+    load_dotenv(ENV_FILE, override=False)
 VAR_DIR = Path(os.environ.get("AMBISITE_VAR_DIR", BASE_DIR / "var"))
 
 
@@ -49,7 +60,10 @@ DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DEBUG is off: export it, or run `make env` for a "
+            "development .env (see README, Configuration)"
+        )
     SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
@@ -68,6 +82,7 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "annotations",
     "predictions",
     "studies",
@@ -75,6 +90,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ambisite.middleware.RefuseNulMiddleware",
+    "ambisite.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -82,6 +99,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ambisite.urls"
@@ -105,7 +124,9 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'ambisite.sqlite3'}"),
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
+        # Persistent connections (one per web thread), checked before reuse.
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -123,8 +144,37 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# --- Security (helper "secure"): brute-force limits -------------------------------------
+# django-axes guards every authenticate() call with a request (/accounts/login/, /admin/login/):
+# after AUTH_FAILURE_LIMIT failures from one IP, or for one username, further attempts (the
+# right password too) answer the 429 page until AUTH_COOLOFF_MINUTES have passed since the
+# last failure. Failures are kept in the database (axes tables), so all web processes agree.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AUTH_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AUTH_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "429.html"
+AXES_CLIENT_IP_CALLABLE = "ambisite.ratelimit.login_client_ip"
+AXES_VERBOSE = False
+# API tokens (ambisite.ratelimit, per minute): creating/replacing a token per account and per
+# IP; failed token authentications (unknown token) per IP, past which even a valid token from
+# that IP answers 429 until the minute is over.
+TOKEN_CREATE_RATE = env_int("TOKEN_CREATE_RATE", 5)
+TOKEN_FAILURE_RATE = env_int("TOKEN_FAILURE_RATE", 10)
+# --- end of the brute-force block -----------------------------------------------------------
+
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
@@ -141,8 +191,72 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 ARTIFACT_ROOT = Path(os.environ.get("ARTIFACT_ROOT", VAR_DIR / "artifacts"))
 
+# Prediction uploads (site and API): larger files are refused with 413 before being read;
+# accepted ones are parsed line by line. Files above FILE_UPLOAD_MAX_MEMORY_SIZE are spooled
+# to a temporary file instead of memory; other request bodies are capped by Django.
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 5 * 1024 * 1024)
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "predictions.upload_handlers.UploadCapHandler",  # stops reading at UPLOAD_MAX_BYTES
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: forms and JSON bodies
+
+# Crowd path (docs/performance.md, docs/studies.md): the cache holds the rate-limit counters,
+# so production points CACHE_URL at Redis (redis://host:6379/2) to share them between web
+# processes; the default is a per-process memory cache. Participant pages use no session.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    }
+elif CACHE_URL in ("", "locmem://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db or locmem://")
+# Researcher sessions: read from the cache, written through to the database (participant
+# pages use no session at all).
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# Arrivals (link + consent) and qualification POSTs allowed per minute, per client IP and per
+# study; past either the participant gets a 429 page. 0 turns a limit off.
+STUDY_RATE_PER_IP = env_int("STUDY_RATE_PER_IP", 30)
+STUDY_RATE_PER_STUDY = env_int("STUDY_RATE_PER_STUDY", 1200)
+
+# --- Security (helper "secure"): production transport settings and CSP -----------------------
+# All default to off for the loopback demo; .env.example lists the production values, and
+# `manage.py check --deploy --fail-level WARNING` passes with them (tests/security).
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients):
+# request.is_secure() and build_absolute_uri() (the Prolific URL) then say https.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy (django-csp 4): only the site's own files; no inline script or style
+# anywhere (templates link static files). CSP_REPORT_ONLY=1 reports instead of blocking.
+_CSP = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+if env_bool("CSP_REPORT_ONLY", False):
+    CONTENT_SECURITY_POLICY_REPORT_ONLY = _CSP
+else:
+    CONTENT_SECURITY_POLICY = _CSP
+# --- end of the transport/CSP block -------------------------------------------------------
 
 # Celery: Redis in production and CI; with no broker configured the demo uses kombu's
 # filesystem transport, so a real worker process runs without any extra service.
@@ -152,10 +266,15 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "ambisite.tokenauth.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
+    "DEFAULT_PARSER_CLASSES": [
+        "annotations.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

@@ -17,3 +17,5 @@ urlpatterns = [
     path("runs/", include("predictions.urls")),
     path("", include("annotations.urls")),
 ]
+
+handler500 = "ambisite.errors.server_error"

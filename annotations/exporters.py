@@ -34,8 +34,10 @@ def _rows(samples: QuerySet[Sample]) -> Iterator[dict]:
     yield from samples.order_by("split_id", "position").values(*fields).iterator(CHUNK)
 
 
-def _ratings_for(sample_ids: list[int], include_excluded: bool) -> dict[int, list[tuple]]:
-    qs = Rating.objects.filter(sample_id__in=sample_ids)
+def _ratings_for(
+    sample_ids: list[int], include_excluded: bool, ratings: QuerySet[Rating] | None = None
+) -> dict[int, list[tuple]]:
+    qs = (Rating.objects.all() if ratings is None else ratings).filter(sample_id__in=sample_ids)
     if not include_excluded:
         qs = qs.exclude(rater__in=Rater.objects.excluded())
     found: dict[int, list[tuple]] = {}
@@ -57,9 +59,11 @@ def _chunks(rows: Iterable[dict], size: int = CHUNK) -> Iterator[list[dict]]:
         yield batch
 
 
-def _with_ratings(samples: QuerySet[Sample], include_excluded: bool) -> Iterator[tuple]:
+def _with_ratings(
+    samples: QuerySet[Sample], include_excluded: bool, only: QuerySet[Rating] | None = None
+) -> Iterator[tuple]:
     for batch in _chunks(_rows(samples)):
-        ratings = _ratings_for([row["id"] for row in batch], include_excluded)
+        ratings = _ratings_for([row["id"] for row in batch], include_excluded, only)
         for row in batch:
             yield row, ratings.get(row["id"], [])
 
@@ -82,13 +86,18 @@ def ambistory_record(row: dict, ratings: list[tuple]) -> dict:
 
 
 def iter_ambistory_json(
-    samples: QuerySet[Sample], *, include_excluded: bool = False, indent: int | None = 4
+    samples: QuerySet[Sample],
+    *,
+    include_excluded: bool = False,
+    indent: int | None = 4,
+    ratings: QuerySet[Rating] | None = None,
 ) -> Iterator[str]:
-    """The samples as one AmbiStory JSON object, streamed sample by sample."""
+    """The samples as one AmbiStory JSON object, streamed sample by sample; ``ratings``
+    narrows which ratings are written (e.g. one study's own)."""
     yield "{"
     first = True
-    for row, ratings in _with_ratings(samples, include_excluded):
-        body = json.dumps(ambistory_record(row, ratings), indent=indent)
+    for row, found in _with_ratings(samples, include_excluded, ratings):
+        body = json.dumps(ambistory_record(row, found), indent=indent)
         if indent:
             body = body.replace("\n", "\n" + " " * indent)
             lead = ("\n" if first else ",\n") + " " * indent

@@ -27,6 +27,7 @@ from .models import (
     Split,
     Story,
 )
+from .safe_input import DuplicateKey, InputError, load_path, subject
 
 TEXT_FIELDS = (
     "homonym",
@@ -48,7 +49,13 @@ class AmbiStoryFormatError(ValueError):
     def __init__(self, sample: str, field_name: str, problem: str):
         self.sample = sample
         self.field = field_name
-        super().__init__(f"sample {sample}: field '{field_name}' {problem}")
+        if sample == "*":
+            message = problem
+        elif field_name == "*":
+            message = f"sample {sample}: {problem}"
+        else:
+            message = f"sample {sample}: field '{field_name}' {problem}"
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -131,7 +138,25 @@ def parse_ambistory(data: object, *, allow_redacted: bool = False) -> list[Parse
     """Check a parsed AmbiStory JSON document and return its samples in file order."""
     if not isinstance(data, Mapping):
         raise AmbiStoryFormatError("*", "*", "the file must hold a JSON object of samples")
+    if not data:
+        raise AmbiStoryFormatError("*", "*", "the file holds no samples: nothing to import")
     return [parse_sample(str(sid), raw, allow_redacted=allow_redacted) for sid, raw in data.items()]
+
+
+def load_ambistory(path: str, *, allow_redacted: bool = False) -> list[ParsedSample]:
+    """Read and check an AmbiStory file under :mod:`annotations.safe_input`'s rules (UTF-8,
+    numbers that fit a double, bounded nesting, no key twice): every problem is an
+    :class:`AmbiStoryFormatError` naming the sample id and field where there is one.
+    ``OSError`` passes through for the caller."""
+    try:
+        data = load_path(path)
+    except DuplicateKey as error:
+        if error.key in FIELDS:
+            raise AmbiStoryFormatError("?", error.key, "appears twice in one sample") from None
+        raise AmbiStoryFormatError(error.key, "*", "appears twice in the file") from None
+    except InputError as error:
+        raise AmbiStoryFormatError("*", "*", subject(str(error), "the file")) from None
+    return parse_ambistory(data, allow_redacted=allow_redacted)
 
 
 @dataclass
@@ -237,6 +262,25 @@ def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_
     return set(existing)
 
 
+def _check_other_splits(split: Split, samples: list[ParsedSample], story_ids, sense_ids):
+    """A sample that already exists in another split (the same story and judged sense; ids
+    are per split in AmbiStory, train and dev both start at 0) is refused, naming the id and
+    that split, instead of failing on the database's unique constraint."""
+    wanted = {(story_ids[s.dataset_id], sense_ids[s.dataset_id]): s.dataset_id for s in samples}
+    clash = (
+        Sample.objects.exclude(split=split)
+        .filter(story_id__in={k[0] for k in wanted}, sense_id__in={k[1] for k in wanted})
+        .values_list("story_id", "sense_id", "split__dataset__name", "split__name", "dataset_id")
+    )
+    for story, sense, dataset, other, other_id in clash.iterator():
+        if (story, sense) in wanted:
+            raise AmbiStoryFormatError(
+                wanted[(story, sense)],
+                "*",
+                f"already exists in split {dataset}/{other} (as sample {other_id})",
+            )
+
+
 def _imported_raters(dataset: Dataset, split: Split, count: int) -> list[Rater]:
     raters = []
     for k in range(1, count + 1):
@@ -264,6 +308,7 @@ def ambistory_import(
     report = ImportReport(split=str(sp))
     setups_before = Setup.objects.count()
     story_ids, sense_ids = _write_structure(samples)
+    _check_other_splits(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
     new = [(pos, s) for pos, s in enumerate(samples) if s.dataset_id not in existing]
     report.samples_existing = len(samples) - len(new)

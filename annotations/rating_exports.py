@@ -91,9 +91,22 @@ def iter_ratings_csv(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) -> I
     yield buffer.getvalue()
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A CSV cell that a spreadsheet shows as text: a string starting with ``= + - @``, a tab
+    or a carriage return (which Excel, LibreOffice and Sheets would run as a formula, e.g.
+    ``=HYPERLINK(...)`` in a participant's comment) gets a leading single quote (OWASP's
+    advice). Every CSV export writes its cells through this function; jsonl keeps raw text."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def _csv_cells(row: tuple) -> list:
     cells = list(row)
     for index in (6, 8):  # rater_excluded, nonsensical
         cells[index] = "true" if cells[index] else "false"
     cells[10] = cells[10].isoformat()
-    return cells
+    return [spreadsheet_safe(cell) for cell in cells]

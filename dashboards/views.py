@@ -13,6 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
+from ambisite.query import id_param
 from annotations.models import Rater, RaterExclusion
 from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
@@ -67,7 +68,8 @@ def agreement_json(request):
 @researcher_required
 def item_explorer(request):
     form = sample_filter(request.GET)
-    error_run = ModelRun.objects.finished().filter(pk=request.GET.get("run") or None).first()
+    run_id = id_param(request.GET, "run")
+    error_run = ModelRun.objects.finished().filter(pk=run_id).first() if run_id else None
     sort = request.GET.get("sort", "sd")
     page, rows, runs = items.explorer_page(
         form, sort=sort, page=request.GET.get("page"), error_run=error_run

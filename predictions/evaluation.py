@@ -15,12 +15,13 @@ That rule lives in :func:`is_within_sd` and nowhere else in the project.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+
+from annotations.safe_input import InputError, TooLarge, iter_lines, loads_line
 
 __all__ = [
     "ScoringError",
@@ -137,17 +138,22 @@ def score(reference: Mapping[str, Sequence[float]], predictions: Mapping[str, fl
     return score_lists([reference[i] for i in ids], [predictions[i] for i in ids])
 
 
-def _json_lines(lines: Iterable[str]) -> Iterable[tuple[int, dict]]:
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
-            raise ScoringError(f"line {number} is not valid JSON") from None
-        if not isinstance(obj, dict):
-            raise ScoringError(f"line {number} is not a JSON object")
-        yield number, obj
+def _json_lines(lines: Iterable[str | bytes]) -> Iterable[tuple[int, dict]]:
+    """Each non-blank line's JSON object, read as a stream under the rules of
+    :mod:`annotations.safe_input` (UTF-8, numbers that fit a double, bounded nesting, no
+    duplicate keys); any problem is a :class:`ScoringError` naming the line."""
+    try:
+        for number, line in iter_lines(lines):
+            if not line.strip():
+                continue
+            obj = loads_line(number, line)
+            if not isinstance(obj, dict):
+                raise ScoringError(f"line {number} is not a JSON object")
+            yield number, obj
+    except TooLarge:
+        raise  # an upload over the cap: the caller answers 413
+    except InputError as error:
+        raise ScoringError(str(error)) from None
 
 
 def _read_id(number: int, obj: dict) -> str:

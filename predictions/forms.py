@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from django import forms
 
 from annotations.models import Split
+from annotations.safe_input import InputError, loads, subject
 
 from .backends import registry
 from .models import TrainedModel
@@ -16,9 +15,9 @@ class JSONParamsField(forms.CharField):
     def to_python(self, value):
         text = (super().to_python(value) or "").strip() or "{}"
         try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not valid JSON: {exc}") from exc
+            parsed = loads(text)
+        except InputError as exc:
+            raise forms.ValidationError(subject(str(exc), "the parameters")) from None
         if not isinstance(parsed, dict):
             raise forms.ValidationError("parameters must be a JSON object")
         return parsed

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import transaction
 
 from annotations.models import Split
+from annotations.safe_input import TooLarge
 
 from .evaluation import ScoringError, parse_predictions
 from .models import ModelRun, Prediction
@@ -21,15 +23,31 @@ from .services import run_score
 IMPORT_BACKEND = "import"
 
 
-def _raw_values(lines: list[str]) -> dict[str, str]:
-    """The prediction as written in the file, so an export can reproduce it exactly."""
-    raw: dict[str, str] = {}
-    for line in lines:
-        if not line.strip():
-            continue
-        obj = json.loads(line)
-        raw[str(obj["id"])] = json.dumps(obj["prediction"])
-    return raw
+MULTIPART_OVERHEAD = 64 * 1024  # form fields and part headers around the file
+
+
+def request_too_large(request) -> bool:
+    """Whether a request announces a body beyond ``UPLOAD_MAX_BYTES`` (checked before the
+    body is read, so a huge upload is refused without being received)."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    return length > settings.UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD
+
+
+def upload_refused(request) -> bool:
+    """After the body was parsed: whether :class:`~predictions.upload_handlers.UploadCapHandler`
+    stopped a file at the cap."""
+    return bool(getattr(request, "upload_too_large", False))
+
+
+def upload_lines(upload) -> Iterable[bytes]:
+    """An uploaded file as a stream of lines, refused (:class:`TooLarge`) over the cap."""
+    if upload.size is None or upload.size > settings.UPLOAD_MAX_BYTES:
+        raise TooLarge(settings.UPLOAD_MAX_BYTES)
+    upload.seek(0)
+    return iter(upload)
 
 
 @transaction.atomic
@@ -37,15 +55,19 @@ def predictions_import(
     *,
     split: Split,
     name: str,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     created_by=None,
     params: dict | None = None,
 ) -> ModelRun:
-    """Create a succeeded run holding the file's predictions, scored if labels exist."""
-    lines = list(lines)
+    """Create a succeeded run holding the file's predictions, scored if labels exist.
+
+    ``lines`` is read once, as a stream (an uploaded or open binary file, or strings), under
+    the rules of :mod:`annotations.safe_input`; only the parsed values are kept in memory.
+    """
     ids = dict(split.samples.values_list("dataset_id", "id").order_by("position"))
     values = parse_predictions(lines, list(ids))  # raises ScoringError naming line/id
-    raw = _raw_values(lines)
+    if not values:
+        raise ScoringError("the file holds no predictions: nothing to import")
     run = ModelRun.objects.create(
         name=name,
         backend=IMPORT_BACKEND,
@@ -59,7 +81,7 @@ def predictions_import(
     )
     Prediction.objects.bulk_create(
         [
-            Prediction(run=run, sample_id=ids[key], score=float(v), raw_output=raw[key])
+            Prediction(run=run, sample_id=ids[key], score=float(v), raw_output=json.dumps(v))
             for key, v in values.items()
         ],
         batch_size=1000,
@@ -68,4 +90,12 @@ def predictions_import(
     return run
 
 
-__all__ = ["ScoringError", "predictions_import", "IMPORT_BACKEND"]
+__all__ = [
+    "IMPORT_BACKEND",
+    "ScoringError",
+    "TooLarge",
+    "predictions_import",
+    "request_too_large",
+    "upload_refused",
+    "upload_lines",
+]

@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from ambisite.access import researcher_required
+from ambisite.query import id_param
 from annotations.models import Sample, Split
 
 from .prompts import Prompt, UnknownPrompt, all_prompts, get_prompt
@@ -38,7 +39,8 @@ def _prompt_or_404(prompt_id: str) -> Prompt:
 def _chosen_sample(split_pk: str | None, dataset_id: str | None) -> tuple[Split | None, Sample]:
     """The sample asked for, or the first sample of the split (or of any split)."""
     samples = Sample.objects.with_related().order_by("split_id", "position")
-    split = Split.objects.filter(pk=split_pk).first() if (split_pk or "").isdigit() else None
+    split_id = id_param({"split": split_pk}, "split")
+    split = Split.objects.filter(pk=split_id).first() if split_id else None
     if split is not None:
         samples = samples.filter(split=split)
     if dataset_id:

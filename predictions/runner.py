@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import time
-import traceback
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -202,6 +201,16 @@ def run_finish(run: ModelRun, *, done: int) -> None:
             run_score(run=run)
 
 
+def short_error(exc: BaseException) -> str:
+    """What ``run.error`` shows for any backend's failure: the exception's class and the first
+    line of its message (an HTTP backend's message starts with the status), at most 300
+    characters; no traceback, paths or request details."""
+    lines = str(exc).strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return text[:300]
+
+
 def run_fail(run_id: int, error: str) -> None:
     ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING).update(
         status=ModelRun.Status.FAILED, error=error[-4000:], finished_at=timezone.now()
@@ -257,9 +266,9 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
             done = write_batch(run_id, batch, outputs)
             record_progress(run_id, done, progress)
         run_finish(run, done=Prediction.objects.filter(run_id=run_id).count())
-    except Exception:  # the run records why it failed; the worker lives on
-        log.exception("run %s failed", run_id)
-        run_fail(run_id, traceback.format_exc())
+    except Exception as exc:  # the run records why it failed; the worker lives on
+        log.exception("run %s failed", run_id)  # the full traceback goes to the log only
+        run_fail(run_id, short_error(exc))
     return ModelRun.objects.get(pk=run_id)
 
 

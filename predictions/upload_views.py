@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -10,31 +11,52 @@ from django.views.decorators.http import require_http_methods
 from ambisite.access import researcher_required
 from annotations.models import Split
 
-from .api.views import read_lines
 from .evaluation import ScoringError
-from .importers import IMPORT_BACKEND, predictions_import
+from .importers import (
+    IMPORT_BACKEND,
+    TooLarge,
+    predictions_import,
+    request_too_large,
+    upload_lines,
+    upload_refused,
+)
 from .models import ModelRun
 
 
 class UploadForm(forms.Form):
     split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
     name = forms.CharField(max_length=200)
-    file = forms.FileField(help_text='Official jsonl: one {"id": "0", "prediction": 2.5} per line.')
+    file = forms.FileField(
+        help_text='Official jsonl: one {"id": "0", "prediction": 2.5} per line '
+        f"(at most {settings.UPLOAD_MAX_BYTES // 1_000_000} MB)."
+    )
 
 
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def predictions_upload(request):
-    form = UploadForm(request.POST or None, request.FILES or None)
-    if request.method == "POST" and form.is_valid():
+    too_large = request.method == "POST" and request_too_large(request)
+    if too_large:  # refused before the body is read
+        form = UploadForm()
+        messages.error(request, str(TooLarge(settings.UPLOAD_MAX_BYTES)))
+    else:
+        form = UploadForm(request.POST or None, request.FILES or None)
+        if upload_refused(request):
+            too_large = True
+            form = UploadForm()
+            messages.error(request, str(TooLarge(settings.UPLOAD_MAX_BYTES)))
+    if request.method == "POST" and not too_large and form.is_valid():
         data = form.cleaned_data
         try:
             run = predictions_import(
                 split=data["split"],
                 name=data["name"],
-                lines=read_lines(data["file"]),
+                lines=upload_lines(data["file"]),
                 created_by=request.user,
             )
+        except TooLarge as error:
+            too_large = True
+            form.add_error("file", str(error))
         except ScoringError as error:
             form.add_error("file", str(error))
         else:
@@ -42,4 +64,5 @@ def predictions_upload(request):
             return redirect("api-site:upload")
     runs = ModelRun.objects.filter(backend=IMPORT_BACKEND).select_related("split__dataset")
     context = {"form": form, "runs": runs.order_by("-created_at", "-id")[:20]}
-    return render(request, "api/upload.html", context, status=400 if form.errors else 200)
+    code = 413 if too_large else 400 if form.errors else 200
+    return render(request, "api/upload.html", context, status=code)

@@ -6,23 +6,35 @@ database, never from a Python lock:
 
 * candidates are read without locks, then claimed with ``SELECT ... FOR UPDATE SKIP LOCKED``
   (PostgreSQL), so two arrivals never wait on or take the same slot;
-* each claim is a compare-and-set ``UPDATE ... WHERE status = 'free'`` that must touch one
-  row, so SQLite (which ignores row locks) stays correct too: a lost race rolls the whole
-  reservation back and it is retried;
+* the claim is one compare-and-set ``UPDATE ... WHERE id IN (...) AND status = 'free'`` that
+  must touch every chosen row, so SQLite (which ignores row locks) stays correct too: a lost
+  race rolls the whole reservation back and it is retried;
 * unique constraints refuse two slots of one setup for a participant and two slots at one
   batch position; ``(study, sample, number)`` is unique, so a sample never has more slots
-  than wanted (replacements for excluded raters take the next number).
+  than wanted (replacements for excluded raters take the next number);
+* a participant row and its batch are created in one transaction per attempt
+  (``batch_reserve``): a refused or lost attempt leaves nothing, and the retry back-off
+  sleeps with no transaction open, so no lock is held while waiting.
+
+A batch is reserved when the participant consents (a POST), never on a GET: it is held for
+``Study.hold_minutes`` (briefly until the qualification test, then the time limit) and
+released by ``slots_release`` when the participant times out or is screened out. Expiry is
+never swept inside an arrival's transaction: an arrival that finds the study full sweeps
+the late sessions (``participants_expire``, one short transaction each) and tries once more.
+Rating marks a slot done with one compare-and-set UPDATE (``studies.services``), so the
+rating path costs one write per item besides the rating itself.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Max, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotations.models import Rating
@@ -170,12 +182,21 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
     checks = rng.sample(checks, min(n_checks, len(checks)))
     positions = list(range(len(slots) + len(checks)))
     rng.shuffle(positions)
-    now = timezone.now()
-    for cand, pos in zip(slots, positions):
-        claimed = Slot.objects.filter(id=cand.slot_id, status=Slot.Status.FREE).update(
-            status=Slot.Status.RESERVED, participant=participant, position=pos, reserved_at=now
+    if slots:  # one compare-and-set UPDATE for the whole batch (hand-written: 30 WHENs)
+        ids = [c.slot_id for c in slots]
+        cases = " ".join("WHEN %s THEN %s" for _ in slots)
+        marks = ", ".join("%s" for _ in slots)
+        sql = (
+            f"UPDATE {connection.ops.quote_name(Slot._meta.db_table)} SET status = 'reserved',"
+            f" participant_id = %s, reserved_at = %s, position = CASE id {cases} END"
+            f" WHERE id IN ({marks}) AND status = 'free'"
         )
-        if claimed != 1:  # only possible without row locks (SQLite): start again
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        pairs = [v for cand, pos in zip(slots, positions) for v in (cand.slot_id, pos)]
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [participant.pk, now, *pairs, *ids])
+            claimed = cursor.rowcount
+        if claimed != len(slots):  # only possible without row locks (SQLite): start again
             raise _LostRace
     AttentionAnswer.objects.bulk_create(
         AttentionAnswer(participant=participant, question=q, position=pos)
@@ -183,17 +204,26 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
     )
 
 
-def batch_reserve(*, participant: Participant, rng: random.Random | None = None) -> None:
-    """Reserve the participant's whole batch (samples + attention checks at random
-    positions) or raise ``BatchUnavailable``. Call inside the transaction that created the
-    participant, so a refused arrival leaves nothing behind."""
+def batch_reserve(
+    *, create: Callable[[], Participant], rng: random.Random | None = None
+) -> Participant:
+    """Create the participant (``create``) and reserve their whole batch (samples +
+    attention checks at random positions) in ONE transaction per attempt, or raise
+    ``BatchUnavailable`` leaving nothing behind. A lost race rolls the attempt back and
+    the back-off sleep happens outside any transaction this function opened, so no row
+    lock is held while waiting. An ``IntegrityError`` raised by ``create`` (the same PID
+    twice at once) is the caller's to handle."""
     rng = rng or random.Random()
     for attempt in range(RESERVE_ATTEMPTS):
         try:
-            with transaction.atomic():  # a savepoint: a retry starts with no rows held
-                _reserve_once(participant, rng, queued=attempt > 0)
-            return
-        except (_LostRace, _Contended, IntegrityError):
+            with transaction.atomic():
+                participant = create()
+                try:
+                    _reserve_once(participant, rng, queued=attempt > 0)
+                except IntegrityError as exc:
+                    raise _LostRace from exc
+            return participant
+        except (_LostRace, _Contended):
             time.sleep(rng.uniform(0, 0.02 * 2 ** min(attempt, 5)))
     raise BatchUnavailable("Could not reserve a batch; please try again.")
 
@@ -263,5 +293,7 @@ def slots_restore(participant: Participant) -> int:
             over += 1
         else:
             spare.delete()
-        Slot.objects.filter(id=slot.id).update(status=Slot.Status.DONE)
+        Slot.objects.filter(id=slot.id).update(
+            status=Slot.Status.DONE, done_at=Coalesce("done_at", Value(timezone.now()))
+        )
     return over

@@ -119,7 +119,7 @@ If you succeed at the qualification test: Once you pass the qualification test, 
 automatically unlock access to the annotation page. Each annotator is assigned 30 samples.
 
 Your progress for both qualification and annotation is **saved automatically** anytime you \
-press the *NEXT* button.
+press the *Submit* button of the qualification test or the *Next* button of a rating page.
 
 Good luck and have fun!
 """

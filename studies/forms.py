@@ -7,7 +7,7 @@ from django.forms import inlineformset_factory
 from annotations.models import Sample, Split
 
 from . import defaults
-from .models import CheckQuestion, Study
+from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, Study
 
 SCORES = [(n, str(n)) for n in range(1, 6)]
 
@@ -20,17 +20,25 @@ class StudyForm(forms.ModelForm):
     split = forms.ModelChoiceField(
         queryset=Split.objects.select_related("dataset"),
         required=False,
-        help_text="Samples come from this split. Leave empty to keep the current samples.",
+        help_text="Samples come from this split.",
     )
-    endings = forms.ChoiceField(choices=ENDINGS, initial="all")
+    endings = forms.ChoiceField(choices=ENDINGS, initial="all", label="Stories")
     homonyms = forms.CharField(
         required=False, help_text="Only these homonyms (comma-separated); empty = all."
     )
     prolific_completion_url = forms.URLField(
-        assume_scheme="https", help_text="{code} is replaced by the completion or screen-out code."
+        assume_scheme="https",
+        required=False,
+        label="Completion URL",
+        initial=defaults.PROLIFIC_COMPLETION_URL,
+        help_text="{code} is replaced by the completion or screen-out code. Empty: Prolific's.",
     )
     limit = forms.IntegerField(
-        required=False, min_value=1, help_text="At most this many samples (whole setups)."
+        required=False,
+        min_value=1,
+        max_value=1_000_000,
+        label="At most N samples",
+        help_text="At most this many samples (whole setups).",
     )
 
     class Meta:
@@ -42,27 +50,76 @@ class StudyForm(forms.ModelForm):
             "samples_per_participant",
             "attention_checks_per_batch",
             "time_limit_minutes",
+            "qualification_minutes",
+            "max_unqualified",
+            "pid_pattern",
+            "prolific_study_id",
             "completion_code",
             "screenout_code",
             "prolific_completion_url",
+            "contact",
             "guidelines",
         ]
-        widgets = {"guidelines": forms.Textarea(attrs={"rows": 12})}
+        widgets = {
+            "guidelines": forms.Textarea(attrs={"rows": 12}),
+            "slug": forms.TextInput(attrs={"data-slug-from": "id_title"}),
+        }
+        labels = {
+            "slug": "Short name in the link",
+            "ratings_per_sample": "Ratings per sample",
+            "samples_per_participant": "Samples per participant",
+            "attention_checks_per_batch": "Attention checks per participant",
+            "time_limit_minutes": "Time limit (minutes)",
+            "qualification_minutes": "Hold before qualifying (minutes)",
+            "max_unqualified": "Most unqualified holds at once",
+            "pid_pattern": "Participant ID pattern",
+            "prolific_study_id": "Prolific study ID",
+            "completion_code": "Completion code",
+            "screenout_code": "Screen-out code",
+            "contact": "Researcher contact",
+        }
+        help_texts = {
+            "slug": "Letters, digits and hyphens; the participant link is /s/<short name>/. "
+            "Filled in from the title; you can change it.",
+            "time_limit_minutes": "Counted from consent; the paper allowed 60 minutes. At most "
+            f"{TIME_LIMIT_MAX_MINUTES} minutes (a week).",
+            "prolific_study_id": "When set, arrivals whose STUDY_ID differs are refused.",
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        for name in self.OPTIONAL_WITH_DEFAULT:  # left empty: the model's default
+            self.fields[name].required = False
         if not self.instance.pk:
             self.initial.setdefault("guidelines", defaults.GUIDELINES)
             self.initial.setdefault("completion_code", defaults.new_code())
             self.initial.setdefault("screenout_code", defaults.new_code())
             self.fields["split"].required = True
-        elif self.instance.status != Study.Status.DRAFT:
+        else:
+            self.fields[
+                "split"
+            ].help_text = "Samples come from this split. Leave empty to keep the current samples."
+        if self.instance.pk and self.instance.status != Study.Status.DRAFT:
             for name in ("split", "endings", "homonyms", "limit"):
                 self.fields[name].disabled = True
 
+    OPTIONAL_WITH_DEFAULT = (
+        "qualification_minutes",
+        "max_unqualified",
+        "pid_pattern",
+        "prolific_completion_url",
+    )
+
+    def clean(self):
+        data = super().clean()
+        for name in self.OPTIONAL_WITH_DEFAULT:
+            if data.get(name) in (None, ""):
+                data[name] = Study._meta.get_field(name).get_default()
+        return data
+
     def clean_prolific_completion_url(self) -> str:
         url = self.cleaned_data["prolific_completion_url"]
-        if "{code}" not in url:
+        if url and "{code}" not in url:
             raise forms.ValidationError("The URL must contain {code}.")
         return url
 

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
+
+PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
+TIME_LIMIT_MAX_MINUTES = 7 * 24 * 60  # a week: a batch is never held longer
+
+
+def validate_regex(value: str) -> None:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise ValidationError(f"Not a valid regular expression: {exc}") from None
 
 
 class Study(models.Model):
@@ -28,10 +41,39 @@ class Study(models.Model):
     guidelines = models.TextField(blank=True)
     completion_code = models.CharField(max_length=64)
     screenout_code = models.CharField(max_length=64)
-    time_limit_minutes = models.PositiveIntegerField(default=60)
+    time_limit_minutes = models.PositiveIntegerField(
+        default=60,
+        validators=[MaxValueValidator(TIME_LIMIT_MAX_MINUTES)],
+        help_text=f"At most {TIME_LIMIT_MAX_MINUTES} minutes (a week).",
+    )
+    qualification_minutes = models.PositiveSmallIntegerField(
+        default=10,
+        help_text="How long a batch is held between consent and the qualification test.",
+    )
+    max_unqualified = models.PositiveIntegerField(
+        default=100,
+        help_text="At most this many participants may hold a batch before qualifying.",
+    )
+    pid_pattern = models.CharField(
+        max_length=200,
+        default=PROLIFIC_PID_PATTERN,
+        validators=[validate_regex],
+        help_text="Regular expression a participant ID must match (default: Prolific's).",
+    )
+    prolific_study_id = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="When set, arrivals whose STUDY_ID differs are refused.",
+    )
     prolific_completion_url = models.URLField(
         default="https://app.prolific.com/submissions/complete?cc={code}",
         help_text="{code} is replaced by the completion or screen-out code.",
+    )
+    contact = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="How participants reach the researchers (e.g. an e-mail address); shown on "
+        "the welcome page.",
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -41,12 +83,28 @@ class Study(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(time_limit_minutes__lte=TIME_LIMIT_MAX_MINUTES),
+                name="study_time_limit_at_most_a_week",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title
 
     def completion_url(self, code: str) -> str:
         return self.prolific_completion_url.replace("{code}", code)
+
+    def hold_minutes(self, qualified: bool) -> int:
+        """How long a participant's batch is held from consent: briefly until the
+        qualification test is passed, then for the time limit. Bounded by
+        ``TIME_LIMIT_MAX_MINUTES`` even for a row written before the check constraint, so
+        no deadline computation can overflow."""
+        limit = min(self.time_limit_minutes, TIME_LIMIT_MAX_MINUTES)
+        if qualified:
+            return limit
+        return min(self.qualification_minutes, limit)
 
 
 class StudySample(models.Model):
@@ -84,12 +142,19 @@ class Participant(models.Model):
     qualified_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     qualification_answers = models.JSONField(default=dict, blank=True)
+    resume_hash = models.CharField(
+        max_length=64, blank=True, help_text="SHA-256 of the browser's resume token."
+    )
 
     class Meta:
         ordering = ["-started_at"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "prolific_pid"], name="one_pid_per_study")
+            models.UniqueConstraint(fields=["study", "prolific_pid"], name="one_pid_per_study"),
+            models.UniqueConstraint(
+                fields=["resume_hash"], condition=~Q(resume_hash=""), name="unique_resume_hash"
+            ),
         ]
+        indexes = [models.Index(fields=["study", "status", "started_at"])]
 
     def __str__(self) -> str:
         return f"{self.rater} in {self.study}"
@@ -100,9 +165,18 @@ class Participant(models.Model):
     def is_active(self) -> bool:
         return self.status in self.ACTIVE
 
+    @property
+    def minutes_taken(self) -> float | None:
+        """Minutes from consent to the end (finished or screened out); None while open."""
+        if self.finished_at is None:
+            return None
+        return (self.finished_at - self.started_at).total_seconds() / 60
+
     def deadline(self, study: Study | None = None) -> datetime:
+        """Until when the batch is held: ``Study.hold_minutes`` from consent."""
         study = study or self.study
-        return self.started_at + timedelta(minutes=study.time_limit_minutes)
+        qualified = self.status != self.Status.STARTED
+        return self.started_at + timedelta(minutes=study.hold_minutes(qualified))
 
 
 class CheckQuestion(models.Model):

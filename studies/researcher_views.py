@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
+from ambisite.query import id_param
 from annotations.exporters import iter_ambistory_json
 from annotations.models import Sample
 
@@ -18,10 +19,10 @@ from . import selectors, services
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Participant, Study
 
+# Closing is not here: it asks for confirmation first (``study_close``).
 ACTIONS = {
-    "open": services.study_open,
-    "pause": services.study_pause,
-    "close": services.study_close,
+    "open": (services.study_open, "opened"),
+    "pause": (services.study_pause, "paused"),
 }
 
 
@@ -68,6 +69,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "prolific_url": _prolific_url(request, study),
         "counts": selectors.participant_counts(study),
         "participants": selectors.participants_for(study)[:500],
+        "n_study_ratings": selectors.study_ratings(study).count(),
         "failures": selectors.attention_failures(study),
         "short": short[:200],
         "n_short": len(short),
@@ -98,13 +100,54 @@ def study_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
     if action not in ACTIONS:
         return HttpResponse("Unknown action", status=400)
+    run, done = ACTIONS[action]
     try:
-        ACTIONS[action](study=study, by=request.user)
+        run(study=study, by=request.user)
     except services.StudyError as exc:
         messages.error(request, f"Cannot {action} the study: {exc.reason}")
     else:
-        messages.success(request, f"Study {action} done.")
+        messages.success(request, f"Study {done}.")
     return redirect("studies:detail", study.pk)
+
+
+@researcher_required
+def study_close(request: HttpRequest, pk: int) -> HttpResponse:
+    """A confirmation page saying what closing does; its POST (``confirm=close``) closes the
+    study. Any other request shows the page."""
+    study = get_object_or_404(Study, pk=pk)
+    if request.method == "POST" and request.POST.get("confirm") == "close":
+        try:
+            services.study_close(study=study, by=request.user)
+        except services.StudyError as exc:
+            messages.error(request, f"Cannot close the study: {exc.reason}")
+        else:
+            messages.success(
+                request,
+                "Study closed. Nobody new can start; participants who had started can finish "
+                "and get the completion code.",
+            )
+        return redirect("studies:detail", study.pk)
+    ctx = {"study": study, "n_active": selectors.active_count(study)}
+    return render(request, "studies/study_close.html", ctx)
+
+
+@researcher_required
+def study_feedback(request: HttpRequest, pk: int) -> HttpResponse:
+    """Participant comments and nonsensical flags of the study (``?sample=<id>``: one item)."""
+    study = get_object_or_404(Study, pk=pk)
+    sample = None
+    sample_id = id_param(request.GET, "sample")
+    if sample_id is not None:
+        sample = get_object_or_404(Sample.objects.filter(studies=study), pk=sample_id)
+    ctx = {
+        "study": study,
+        "sample": sample,
+        "page": Paginator(selectors.study_feedback(study, sample), 100).get_page(
+            request.GET.get("page")
+        ),
+        "checks": selectors.check_feedback(study)[:200] if sample is None else [],
+    }
+    return render(request, "studies/study_feedback.html", ctx)
 
 
 @researcher_required
@@ -119,12 +162,19 @@ def participant_toggle(request: HttpRequest, pk: int, participant_pk: int) -> Ht
 
 @researcher_required
 def study_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    """The study's samples with their valid ratings, in AmbiStory JSON (the import format)."""
+    """The study's samples with the study's own valid ratings, in AmbiStory JSON (the import
+    format). ``?ratings=all`` adds every other rating of the samples (imports, other studies);
+    ``?include_excluded=1`` keeps excluded raters' ratings."""
     study = get_object_or_404(Study, pk=pk)
     include = request.GET.get("include_excluded") == "1"
+    every = request.GET.get("ratings") == "all"
     samples = Sample.objects.filter(studies=study)
-    response = StreamingHttpResponse(
-        iter_ambistory_json(samples, include_excluded=include), content_type="application/json"
+    rows = iter_ambistory_json(
+        samples,
+        include_excluded=include,
+        ratings=None if every else selectors.study_ratings(study),
     )
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}.json"'
+    response = StreamingHttpResponse(rows, content_type="application/json")
+    suffix = "-all-ratings" if every else ""
+    response["Content-Disposition"] = f'attachment; filename="{study.slug}{suffix}.json"'
     return response

@@ -3,14 +3,26 @@ answers: no means, no other raters' answers, no model scores."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
-from django.db.models import Count, Q, QuerySet
+from django.db import connection
+from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, Subquery
 
-from annotations.models import Rater, Rating, Sample
+from annotations.models import (
+    Homonym,
+    Rater,
+    RaterExclusion,
+    Rating,
+    Sample,
+    Sense,
+    Setup,
+    Story,
+)
 
-from .models import AttentionAnswer, Participant, Slot, Study
+from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 
 
 @dataclass
@@ -92,6 +104,124 @@ def first_open_position(items: list[Item]) -> int | None:
     return next((item.position for item in items if not item.answered), None)
 
 
+def _t(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# Study columns read along with a participant (its datetimes are left deferred: no page of
+# a participant needs them, and these plain columns need no database-specific conversion).
+_STUDY_FIELDS = [
+    f.attname for f in Study._meta.concrete_fields if f.get_internal_type() != "DateTimeField"
+]
+
+
+def participant_by_token(slug: str, token_hash: str) -> Participant | None:
+    """The participant of study ``slug`` (not a draft) whose resume-token hash is
+    ``token_hash``, with its study, in one query. Hand-written (``raw``): it runs on every
+    participant request and costs a quarter of the equivalent queryset's CPU."""
+    qn = connection.ops.quote_name
+    study_cols = ", ".join(
+        f"s.{qn(Study._meta.get_field(name).column)} AS {qn('study__' + name)}"
+        for name in _STUDY_FIELDS
+    )
+    sql = (
+        f"SELECT p.*, {study_cols} FROM {_t(Participant)} p"
+        f" JOIN {_t(Study)} s ON s.id = p.study_id"
+        " WHERE p.resume_hash = %s AND s.slug = %s AND s.status <> 'draft'"
+    )
+    found = next(iter(Participant.objects.raw(sql, [token_hash, slug])), None)
+    if found is None:
+        return None
+    values = [getattr(found, f"study__{name}") for name in _STUDY_FIELDS]
+    study = Study.from_db(connection.alias, _STUDY_FIELDS, values)
+    Participant.study.field.set_cached_value(found, study)
+    return found
+
+
+class BatchRow(NamedTuple):
+    position: int
+    answered: bool
+    kind: str  # "s": a slot, "c": an attention check
+    id: int
+    sample_id: int | None
+    status: str | None
+
+
+def batch_rows(participant_id: int) -> list[BatchRow]:
+    """Every item of the batch, in order, in one query without joins. A slot is answered
+    once it has ``done_at`` (set by the first rating, kept when the slot is voided), an
+    attention check once it has a score. Hand-written SQL: this runs on every rating
+    request (page and POST)."""
+    sql = (
+        f"SELECT position, done_at IS NOT NULL, 's', id, sample_id, status FROM {_t(Slot)}"
+        " WHERE participant_id = %s AND status <> 'free' AND position IS NOT NULL"
+        " UNION ALL SELECT position, score IS NOT NULL, 'c', id, NULL, NULL"
+        f" FROM {_t(AttentionAnswer)} WHERE participant_id = %s ORDER BY 1"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [participant_id, participant_id])
+        return [
+            BatchRow(pos, bool(done), kind, pk, sample_id, status)
+            for pos, done, kind, pk, sample_id, status in cursor.fetchall()
+        ]
+
+
+def batch_progress(participant: Participant) -> list[tuple[int, bool]]:
+    """(position, answered) of every item of the batch, in order (one query)."""
+    return [(row.position, row.answered) for row in batch_rows(participant.pk)]
+
+
+def open_positions(participant: Participant) -> list[int]:
+    """The positions still to answer, in order (the rule both the pages and the rating
+    service use)."""
+    return [pos for pos, done in batch_progress(participant) if not done]
+
+
+def batch_item(participant: Participant, row: BatchRow) -> Item:
+    """The item of one ``batch_rows`` row with the participant's own answer, in one query
+    (hand-written: the five-table join of a sample runs on every rating page)."""
+    position, kind, pk = row.position, row.kind, row.id
+    if kind == "s":
+        sql = (
+            "SELECT h.form, st.precontext, st.sentence, sy.ending, se.gloss,"
+            " se.example_sentence, r.score, r.nonsensical, r.comment"
+            f" FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
+            f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
+            f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
+            f" JOIN {_t(Homonym)} h ON h.id = st.homonym_id"
+            f" JOIN {_t(Sense)} se ON se.id = sa.sense_id"
+            f" LEFT JOIN {_t(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
+            " WHERE sl.id = %s"
+        )
+        params = [participant.rater_id, pk]
+    else:
+        sql = (
+            "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
+            " q.example_sentence, a.score, a.nonsensical, a.comment"
+            f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
+            " WHERE a.id = %s"
+        )
+        params = [pk]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        homonym, pre, sentence, ending, meaning, example, score, nonsense, comment = (
+            cursor.fetchone()
+        )
+    return Item(
+        position=position,
+        homonym=homonym,
+        precontext=pre,
+        sentence=sentence,
+        ending=ending,
+        meaning=meaning,
+        example_sentence=example,
+        score=score,
+        nonsensical=bool(nonsense),
+        comment=comment or "",
+        started_at=None,
+    )
+
+
 # --- researcher reads ------------------------------------------------------------------
 
 
@@ -109,18 +239,26 @@ def participant_counts(study: Study) -> dict[str, int]:
 
 
 def participants_for(study: Study) -> QuerySet[Participant]:
-    """Participants with progress, whether their ratings count, and failed checks."""
-    excluded = Rater.objects.excluded().values("pk")
+    """Participants with progress, attention-check result and whether their ratings count
+    (with the active exclusion's reason)."""
+    active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
     return (
         study.participants.select_related("rater")
         .annotate(
             n_items=Count("slots", distinct=True) + Count("attention_answers", distinct=True),
             n_rated=Count("rater__ratings", distinct=True),
+            n_checks=Count(
+                "attention_answers",
+                filter=Q(attention_answers__passed__isnull=False),
+                distinct=True,
+            ),
             n_failed=Count(
                 "attention_answers", filter=Q(attention_answers__passed=False), distinct=True
             ),
+            exclusion_reason=Subquery(active.values("reason")[:1]),
+            exclusion_source=Subquery(active.values("source")[:1]),
         )
-        .annotate(is_excluded=Q(rater__in=excluded))
+        .annotate(is_excluded=Exists(active))
         .order_by("-started_at")
     )
 
@@ -133,15 +271,58 @@ def attention_failures(study: Study) -> QuerySet[AttentionAnswer]:
     )
 
 
+def study_ratings(study: Study) -> QuerySet[Rating]:
+    """The ratings given in this study: by its own participants (imported ratings and other
+    studies' ratings of the same samples are not the study's)."""
+    return Rating.objects.filter(rater__participant__study=study)
+
+
 def study_samples_with_stats(study: Study) -> QuerySet[Sample]:
-    """The study's samples with valid-rating stats (excluded raters leave the mean/SD)."""
-    return Sample.objects.filter(studies=study).with_related().order_by("position").with_stats()
+    """The study's samples with ``n_ratings``/``mean``/``sd``/``n_nonsensical`` over the
+    study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
+    and other studies too). Excluded raters count in neither."""
+    valid = ~Q(ratings__rater__in=Rater.objects.excluded())
+    own = valid & Q(ratings__rater__participant__study=study)
+    return (
+        Sample.objects.filter(studies=study)
+        .with_related()
+        .order_by("position")
+        .annotate(
+            n_ratings=Count("ratings", filter=own),
+            mean=Avg("ratings__score", filter=own),
+            sd=StdDev("ratings__score", filter=own, sample=True),
+            n_nonsensical=Count("ratings", filter=own & Q(ratings__nonsensical=True)),
+            n_comments=Count("ratings", filter=own & ~Q(ratings__comment="")),
+            n_all=Count("ratings", filter=valid),
+        )
+    )
 
 
 def samples_short(study: Study) -> list[Sample]:
-    """Study samples that still have fewer valid ratings than wanted."""
+    """Study samples with fewer of the study's own valid ratings than wanted."""
     wanted = study.ratings_per_sample
     return list(study_samples_with_stats(study).filter(n_ratings__lt=wanted))
+
+
+def study_feedback(study: Study, sample: Sample | None = None) -> QuerySet[Rating]:
+    """The study's ratings with a participant comment or the nonsensical flag, newest first
+    (optionally of one sample)."""
+    qs = study_ratings(study).filter(Q(nonsensical=True) | ~Q(comment=""))
+    if sample is not None:
+        qs = qs.filter(sample=sample)
+    return qs.select_related(
+        "rater", "sample__story__setup__homonym", "sample__sense", "sample__split"
+    ).order_by("-updated_at")
+
+
+def check_feedback(study: Study) -> QuerySet[AttentionAnswer]:
+    """Attention-check answers with a comment or the nonsensical flag."""
+    return (
+        AttentionAnswer.objects.filter(participant__study=study)
+        .filter(Q(nonsensical=True) | ~Q(comment=""))
+        .select_related("participant__rater", "question")
+        .order_by("-answered_at")
+    )
 
 
 def slot_counts(study: Study) -> dict[str, int]:
@@ -153,3 +334,61 @@ def slot_counts(study: Study) -> dict[str, int]:
 def batch_capacity(study: Study) -> int:
     """Rough count of free slots (for the researcher page)."""
     return Slot.objects.filter(study=study, status=Slot.Status.FREE).count()
+
+
+def active_count(study: Study) -> int:
+    """Participants who started and have not ended (they may finish after a close)."""
+    return study.participants.filter(status__in=Participant.ACTIVE).count()
+
+
+def preview_items(study: Study) -> list[Item]:
+    """What a participant's batch would look like, built from the study's samples (one per
+    setup, in order) with its attention checks spread in: a read, nothing is reserved."""
+    items: list[Item] = []
+    setups: set[int] = set()
+    for sample in Sample.objects.filter(studies=study).with_related().order_by("position"):
+        if sample.story.setup_id in setups:
+            continue
+        setups.add(sample.story.setup_id)
+        setup = sample.story.setup
+        items.append(
+            Item(
+                position=0,
+                homonym=setup.homonym.form,
+                precontext=setup.precontext,
+                sentence=setup.sentence,
+                ending=sample.story.ending,
+                meaning=sample.sense.gloss,
+                example_sentence=sample.sense.example_sentence,
+                score=None,
+                nonsensical=False,
+                comment="",
+                started_at=None,
+            )
+        )
+        if len(items) >= study.samples_per_participant:
+            break
+    checks = study.check_questions.filter(as_attention_check=True)
+    for n, q in enumerate(checks[: study.attention_checks_per_batch], start=1):
+        at = n * len(items) // (study.attention_checks_per_batch + 1)
+        items.insert(at, _check_item(AttentionAnswer(question=q, position=0)))
+    for pos, item in enumerate(items):
+        item.position = pos
+    return items
+
+
+def duration_estimate(study: Study) -> int:
+    """Minutes a participant needs, for the welcome page: the median of the study's finished
+    participants once there are at least 3, else about one minute per story plus 5 minutes
+    for the guidelines and the test; never above the time limit."""
+    taken = sorted(
+        (end - start).total_seconds() / 60
+        for start, end in study.participants.filter(
+            status=Participant.Status.FINISHED, finished_at__isnull=False
+        ).values_list("started_at", "finished_at")[:1000]
+    )
+    if len(taken) >= 3:
+        minutes = math.ceil(taken[len(taken) // 2])
+    else:
+        minutes = 5 + study.samples_per_participant + study.attention_checks_per_batch
+    return max(1, min(minutes, study.time_limit_minutes))

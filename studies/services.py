@@ -2,18 +2,21 @@
 
 Researcher side: ``study_create``, ``study_update``, ``study_open``/``pause``/``close``,
 ``participant_toggle_exclusion``, ``participant_exclude``/``participant_include`` (any
-rater; a participant's slots follow). Participant side: ``participant_arrive``,
-``participant_qualify``, ``item_save``, ``participants_expire``. Views call exactly one.
+rater; a participant's slots follow). Participant side: ``arrival_check`` (the PID and
+STUDY_ID rules), ``participant_arrive`` (consent: create + reserve), ``participant_qualify``,
+``item_save``, ``participants_expire``. Views call exactly one write.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotations.models import Rater, RaterExclusion, Rating, Sample
@@ -23,14 +26,15 @@ from . import defaults
 from .assignment import (
     BatchUnavailable,
     batch_problem,
+    batch_reserve,
     slots_create,
     slots_release,
     slots_restore,
     slots_void,
 )
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+from .selectors import BatchRow, batch_rows
 
-PID_RE = re.compile(r"^[A-Za-z0-9]{8,64}$")
 OPTIONAL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
 
 
@@ -131,7 +135,9 @@ def study_pause(*, study: Study, by=None) -> Study:
 
 @transaction.atomic
 def study_close(*, study: Study, by=None) -> Study:
-    """End the study for good: no arrivals, no further ratings."""
+    """End the study for good: no new arrivals and it cannot be opened again. Participants
+    who already started can finish their batch within their hold and get the completion
+    code (nobody who started is left without one)."""
     return _set_status(
         study, Study.Status.CLOSED, (Study.Status.DRAFT, Study.Status.OPEN, Study.Status.PAUSED)
     )
@@ -175,70 +181,138 @@ def participant_toggle_exclusion(*, participant: Participant, by=None) -> bool:
 # --- participant side ----------------------------------------------------------------
 
 
-def pid_is_valid(pid: str | None) -> bool:
-    return bool(pid) and bool(PID_RE.match(pid))
+class InvalidArrival(StudyError):
+    """The arrival link's parameters are refused; ``field`` names the parameter."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(reason)
+        self.field = field
 
 
-@transaction.atomic
+class OtherBrowser(StudyError):
+    """This PID already started the study in another browser (no resume token)."""
+
+
+class StudyBusy(StudyError):
+    """Too many participants hold a batch without having qualified yet."""
+
+
+def arrival_check(*, study: Study, pid: str | None, study_id: str = "", session_id: str = ""):
+    """Refuse an arrival link whose PID does not match the study's pattern, whose STUDY_ID
+    differs from the study's Prolific study id (when one is set) or whose SESSION_ID is
+    malformed. The one rule for both the arrival page and the consent POST."""
+    if not pid or len(pid) > 64 or not re.fullmatch(study.pid_pattern, pid):
+        raise InvalidArrival("PROLIFIC_PID", "The participant ID in this link is not valid.")
+    if study.prolific_study_id and study_id != study.prolific_study_id:
+        raise InvalidArrival("STUDY_ID", "This link's STUDY_ID is not this study's.")
+    if not OPTIONAL_ID_RE.match(study_id or ""):
+        raise InvalidArrival("STUDY_ID", "This link's STUDY_ID is not valid.")
+    if not OPTIONAL_ID_RE.match(session_id or ""):
+        raise InvalidArrival("SESSION_ID", "This link's SESSION_ID is not valid.")
+
+
+def resume_hash(token: str) -> str:
+    """What is stored of a browser's resume token: its SHA-256 (the cookie keeps the token)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_resume_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def unqualified_count(study: Study, now: datetime | None = None) -> int:
+    """Participants holding a batch before qualifying (past their brief hold they no
+    longer count, even before the expiry sweep has run)."""
+    since = (now or timezone.now()) - timedelta(minutes=study.hold_minutes(False))
+    return Participant.objects.filter(
+        study=study, status=Participant.Status.STARTED, started_at__gte=since
+    ).count()
+
+
 def participant_arrive(
-    *, study: Study, pid: str, study_id: str = "", session_id: str = ""
+    *, study: Study, pid: str, study_id: str = "", session_id: str = "", resume_hash: str = ""
 ) -> Participant:
-    """The participant for ``pid``: the existing one (resume), or a new one with a reserved
-    batch. Raises ``StudyFull`` (nothing stored) when no batch can be formed, ``StudyError``
-    when the study is not open."""
+    """Consent: the participant for ``pid`` with a freshly reserved batch, held briefly
+    until the qualification test. An existing PID is returned only to the browser whose
+    resume token hash matches (``OtherBrowser`` otherwise). Raises ``InvalidArrival``,
+    ``StudyError`` (not open), ``StudyBusy`` (too many unqualified holds) or ``StudyFull``;
+    a refused arrival stores nothing. No transaction is held across the retries."""
+    arrival_check(study=study, pid=pid, study_id=study_id, session_id=session_id)
     existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
     if existing:
-        return existing
+        return _resumed(existing, resume_hash)
     if study.status != Study.Status.OPEN:
         raise StudyError("This study is not open.")
-    participants_expire(study=study)
-    try:
-        with transaction.atomic():
-            return _participant_create(study, pid, study_id, session_id)
-    except IntegrityError:  # the same PID arrived twice at once
-        return Participant.objects.get(study=study, prolific_pid=pid)
-    except BatchUnavailable as exc:
-        raise StudyFull("All places in this study are taken.") from exc
+    if unqualified_count(study) >= study.max_unqualified:
+        raise StudyBusy("Many people are starting this study right now.")
+
+    def create() -> Participant:
+        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=new_pseudonym())
+        return Participant.objects.create(
+            study=study,
+            rater=rater,
+            prolific_pid=pid,
+            prolific_study_id=study_id,
+            prolific_session_id=session_id,
+            resume_hash=resume_hash,
+        )
+
+    for sweep in (False, True):
+        if sweep and not participants_expire(study=study):
+            break  # nothing was late: the study really is full
+        try:
+            return batch_reserve(create=create)
+        except IntegrityError:  # the same PID arrived twice at once
+            existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
+            if existing is None:
+                raise
+            return _resumed(existing, resume_hash)
+        except BatchUnavailable:
+            continue
+    raise StudyFull("All places in this study are taken.")
 
 
-def _participant_create(study: Study, pid: str, study_id: str, session_id: str) -> Participant:
-    from .assignment import batch_reserve
-
-    rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"{study.pk}:{pid}")
-    participant = Participant.objects.create(
-        study=study,
-        rater=rater,
-        prolific_pid=pid,
-        prolific_study_id=study_id if OPTIONAL_ID_RE.match(study_id) else "",
-        prolific_session_id=session_id if OPTIONAL_ID_RE.match(session_id) else "",
-    )
-    batch_reserve(participant=participant)
+def _resumed(participant: Participant, resume_hash: str) -> Participant:
+    if not resume_hash or resume_hash != participant.resume_hash:
+        raise OtherBrowser("This Prolific ID has already started the study in another browser.")
     return participant
 
 
+def new_pseudonym() -> str:
+    """A random rater name for a participant: never derived from the Prolific ID."""
+    return f"p-{secrets.token_hex(8)}"
+
+
 def _locked(participant: Participant) -> Participant:
-    return Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
+    """The participant row again, locked until the transaction ends (the study row every
+    rater shares is never locked; the study comes along from ``participant``)."""
+    sql = f"SELECT * FROM {connection.ops.quote_name(Participant._meta.db_table)} WHERE id = %s"
+    if connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    locked = next(iter(Participant.objects.raw(sql, [participant.pk])))
+    Participant.study.field.set_cached_value(locked, participant.study)
+    return locked
 
 
-def _check_time(participant: Participant) -> None:
-    """Time the participant out (committed) before refusing, when past the deadline."""
-    participant = Participant.objects.select_related("study").get(pk=participant.pk)
-    if participant.is_active and participant.deadline() < timezone.now():
-        with transaction.atomic():
-            _expire(participant)
-        raise SessionOver("Your time for this study has run out.")
+def _late(participant: Participant) -> bool:
+    return participant.is_active and participant.deadline() < timezone.now()
 
 
 def participant_qualify(*, participant: Participant, answers: dict[int, int]) -> bool:
     """Grade the one-attempt qualification test; failing screens the participant out and
-    releases their batch. A second attempt changes nothing."""
-    _check_time(participant)
+    releases their batch. A second attempt changes nothing. Past the brief hold the
+    participant is timed out (committed) and ``SessionOver`` is raised."""
     with transaction.atomic():
-        return _qualify(participant, answers)
+        participant = _locked(participant)
+        late = _late(participant) and _expire(participant)
+        if not late:
+            return _qualify(participant, answers)
+    raise SessionOver("Your time for this study has run out.")
 
 
 def _qualify(participant: Participant, answers: dict[int, int]) -> bool:
-    participant = _locked(participant)
+    if participant.status == Participant.Status.TIMED_OUT:
+        raise SessionOver("Your time for this study has run out.")
     if participant.status != Participant.Status.STARTED:
         return participant.status != Participant.Status.SCREENED_OUT
     questions = list(participant.study.check_questions.filter(in_qualification=True))
@@ -263,43 +337,64 @@ class Answer:
     started_at: datetime | None = None
 
 
-def item_save(*, participant: Participant, position: int, answer: Answer) -> bool:
-    """Save the answer for the item at ``position`` of the participant's batch; saving the
-    same item again updates it (UNIQUE(rater, sample) means never two ratings). Returns True
-    when this was the last open item and the participant is now finished. Raises
-    ``SessionOver`` when the participant may not rate any more."""
-    _check_time(participant)
+def item_save(*, participant: Participant, position: int, answer: Answer) -> int | None:
+    """Save the answer for the item at ``position`` of the participant's batch and return
+    the position of the first item still open (None: the participant is now finished).
+    Saving the same item again updates it (UNIQUE(rater, sample): never two ratings).
+    Raises ``SessionOver`` when the participant may not rate any more (a late participant
+    is timed out first, committed), ``StudyError`` for an item not in the batch or beyond
+    the first open one. Four queries: lock the participant, read the batch's rows, mark
+    the slot done (compare-and-set), upsert the rating."""
     with transaction.atomic():
-        return _item_save(participant, position, answer)
+        participant = _locked(participant)
+        late = _late(participant) and _expire(participant)
+        if not late:
+            return _item_save(participant, position, answer)
+    raise SessionOver("Your time for this study has run out.")
 
 
-def _item_save(participant: Participant, position: int, answer: Answer) -> bool:
-    participant = _locked(participant)
+def _item_save(participant: Participant, position: int, answer: Answer) -> int | None:
     if participant.status != Participant.Status.QUALIFIED:
         raise SessionOver("This session can no longer be changed.")
-    if participant.study.status == Study.Status.CLOSED:
-        raise SessionOver("This study has been closed.")
-    slot = Slot.objects.filter(participant=participant, position=position).first()
-    if slot is not None:
-        _save_rating(participant, slot, answer)
+    rows = batch_rows(participant.pk)
+    still_open = [row.position for row in rows if not row.answered]
+    row = next((r for r in rows if r.position == position), None)
+    if row is None:
+        raise StudyError("There is no such item in your batch.")
+    if not row.answered and position != still_open[0]:
+        raise StudyError("Please answer the items in order.")
+    if row.kind == "s":
+        _save_rating(participant, row, answer)
     else:
         _save_check(participant, position, answer)
-    return _finish_if_done(participant)
+    left = [p for p in still_open if p != position]
+    if left:
+        return left[0]
+    participant.status = Participant.Status.FINISHED
+    participant.finished_at = timezone.now()
+    participant.save(update_fields=["status", "finished_at"])
+    return None
 
 
-def _save_rating(participant: Participant, slot: Slot, answer: Answer) -> None:
+def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> None:
     # compare-and-set: a slot released by a concurrent timeout is not ours any more
-    held = Slot.objects.filter(id=slot.id, participant=participant).exclude(status=Slot.Status.FREE)
-    if slot.status == Slot.Status.RESERVED:
-        claimed = held.filter(status=Slot.Status.RESERVED).update(
-            status=Slot.Status.DONE, done_at=timezone.now()
-        )
-    else:
-        claimed = held.count()
-    if claimed != 1:
-        raise SessionOver("This item is no longer reserved for you.")
-    _rating_write(participant, slot, answer)
-    if slot.status == Slot.Status.VOID and not _is_excluded(participant):
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    slots = connection.ops.quote_name(Slot._meta.db_table)
+    held = " WHERE id = %s AND participant_id = %s AND status <> 'free'"
+    with connection.cursor() as cursor:
+        if row.status == Slot.Status.RESERVED:
+            sql = f"UPDATE {slots} SET status = 'done', done_at = %s{held} AND status = 'reserved'"
+            cursor.execute(sql, [now, row.id, participant.pk])
+            claimed = cursor.rowcount
+        elif not row.answered:  # a void slot rated for the first time
+            cursor.execute(f"UPDATE {slots} SET done_at = %s{held}", [now, row.id, participant.pk])
+            claimed = cursor.rowcount
+        else:
+            claimed = 1  # a re-save: the row was read under the participant's lock
+        if claimed != 1:
+            raise SessionOver("This item is no longer reserved for you.")
+        _rating_write(cursor, participant, row.sample_id, answer, now)
+    if row.status == Slot.Status.VOID and not _is_excluded(participant):
         slots_restore(participant)  # included again while still rating: count this one
 
 
@@ -307,22 +402,21 @@ def _is_excluded(participant: Participant) -> bool:
     return Rater.objects.excluded().filter(pk=participant.rater_id).exists()
 
 
-def _rating_write(participant: Participant, slot: Slot, answer: Answer) -> None:
-    Rating.objects.update_or_create(
-        rater_id=participant.rater_id,
-        sample_id=slot.sample_id,
-        defaults={
-            "score": answer.score,
-            "nonsensical": answer.nonsensical,
-            "comment": answer.comment,
-        },
-        create_defaults={
-            "score": answer.score,
-            "nonsensical": answer.nonsensical,
-            "comment": answer.comment,
-            "started_at": answer.started_at,
-        },
+def _rating_write(cursor, participant: Participant, sample_id: int, answer: Answer, now) -> None:
+    """One ``INSERT ... ON CONFLICT (rater, sample) DO UPDATE`` (PostgreSQL and SQLite): a
+    re-save updates the answer and keeps the first ``started_at`` and ``created_at``.
+    Hand-written: it runs once per rated item."""
+    started = connection.ops.adapt_datetimefield_value(answer.started_at)
+    sql = (
+        f"INSERT INTO {connection.ops.quote_name(Rating._meta.db_table)}"
+        " (sample_id, rater_id, score, nonsensical, comment, position, started_at,"
+        " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, NULL, %s, %s, %s)"
+        " ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
+        " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
+        " updated_at = EXCLUDED.updated_at"
     )
+    params = [sample_id, participant.rater_id, answer.score, answer.nonsensical, answer.comment]
+    cursor.execute(sql, [*params, started, now, now])
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:
@@ -352,24 +446,6 @@ def _save_check(participant: Participant, position: int, answer: Answer) -> None
     check.save()
 
 
-def _finish_if_done(participant: Participant) -> bool:
-    open_slots = Slot.objects.filter(participant=participant, status=Slot.Status.RESERVED)
-    rated = set(
-        Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)
-    )
-    if any(sid not in rated for sid in open_slots.values_list("sample_id", flat=True)):
-        return False
-    void_unrated = Slot.objects.filter(participant=participant, status=Slot.Status.VOID).exclude(
-        sample_id__in=rated
-    )
-    if void_unrated.exists() or participant.attention_answers.filter(score__isnull=True).exists():
-        return False
-    participant.status = Participant.Status.FINISHED
-    participant.finished_at = timezone.now()
-    participant.save(update_fields=["status", "finished_at"])
-    return True
-
-
 def _expire(participant: Participant) -> bool:
     changed = Participant.objects.filter(pk=participant.pk, status__in=Participant.ACTIVE).update(
         status=Participant.Status.TIMED_OUT
@@ -381,16 +457,23 @@ def _expire(participant: Participant) -> bool:
 
 
 def participants_expire(*, study: Study | None = None, now: datetime | None = None) -> int:
-    """Time out the participants past their study's time limit and release their unrated
-    slots for the next arrivals. Safe to run from any number of processes at once."""
+    """Time out the participants past their hold (``Participant.deadline``) and release
+    their unrated slots for the next arrivals; one short transaction per participant, so
+    it is safe to run from any number of processes at once. Run from cron and by an
+    arrival that finds its study full, never inside a request's other transaction."""
     now = now or timezone.now()
     studies = [study] if study else Study.objects.exclude(status=Study.Status.DRAFT)
     count = 0
     for st in studies:
-        late = Participant.objects.filter(
-            study=st,
-            status__in=Participant.ACTIVE,
-            started_at__lt=now - timedelta(minutes=st.time_limit_minutes),
+        late = Participant.objects.filter(study=st).filter(
+            Q(
+                status=Participant.Status.STARTED,
+                started_at__lt=now - timedelta(minutes=st.hold_minutes(False)),
+            )
+            | Q(
+                status=Participant.Status.QUALIFIED,
+                started_at__lt=now - timedelta(minutes=st.hold_minutes(True)),
+            )
         )
         for participant in late:
             with transaction.atomic():

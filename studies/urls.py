@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import researcher_views, views
+from . import preview_views, researcher_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -9,6 +9,17 @@ urlpatterns = [
     path("<int:pk>/", researcher_views.study_detail, name="detail"),
     path("<int:pk>/edit/", researcher_views.study_edit, name="edit"),
     path("<int:pk>/export.json", researcher_views.study_export, name="export"),
+    path("<int:pk>/close/", researcher_views.study_close, name="close"),
+    path("<int:pk>/feedback/", researcher_views.study_feedback, name="feedback"),
+    path("<int:pk>/preview/", preview_views.welcome, name="preview"),
+    path("<int:pk>/preview/guidelines/", preview_views.guidelines, name="preview_guidelines"),
+    path(
+        "<int:pk>/preview/qualification/",
+        preview_views.qualification,
+        name="preview_qualification",
+    ),
+    path("<int:pk>/preview/rate/<int:pos>/", preview_views.rate, name="preview_rate"),
+    path("<int:pk>/preview/done/", preview_views.done, name="preview_done"),
     path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
     path(
         "<int:pk>/participants/<int:participant_pk>/toggle/",
@@ -21,6 +32,7 @@ urlpatterns = [
 participant_patterns = (
     [
         path("<slug:slug>/", views.arrive, name="arrive"),
+        path("<slug:slug>/consent/", views.consent, name="consent"),
         path("<slug:slug>/welcome/", views.welcome, name="welcome"),
         path("<slug:slug>/guidelines/", views.guidelines, name="guidelines"),
         path("<slug:slug>/qualification/", views.qualification, name="qualification"),

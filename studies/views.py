@@ -1,30 +1,50 @@
-"""Participant pages under ``/s/<slug>/``. A participant is identified by their Prolific PID
-at arrival and by the session afterwards; no page here shows aggregates, other raters'
-answers or model scores. Researcher pages are in ``researcher_views``."""
+"""Participant pages under ``/s/<slug>/``.
+
+A GET of the arrival link reserves nothing and stores nothing: it checks the link and shows
+the consent page. The consent POST creates the participant, reserves their batch and gives
+the browser a resume token (an HttpOnly cookie; only its SHA-256 is stored). Every later page
+finds the participant by that token alone, so a Prolific PID is never a credential: the same
+PID in a browser without the token gets a page saying so and sees no earlier answer. The
+participant pages do not use Django's session at all (no session row read or written per
+request). No page here shows aggregates, other raters' answers or model scores. Researcher
+pages are in ``researcher_views``."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+import secrets
+
+from django.conf import settings
+from django.core import signing
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
+
+from ambisite import ratelimit
 
 from . import defaults, selectors, services
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
 
-SESSION_KEY = "study_participant:{}"
+RESUME_COOKIE = "resume_{}"
+SHOWN_COOKIE = "shown_{}"
 
 
 def _study(slug: str) -> Study:
     return get_object_or_404(Study.objects.exclude(status=Study.Status.DRAFT), slug=slug)
 
 
-def _participant(request: HttpRequest, study: Study) -> Participant | None:
-    pk = request.session.get(SESSION_KEY.format(study.pk))
-    return Participant.objects.filter(pk=pk, study=study).select_related("study").first()
+def _participant(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
+    """The study and this browser's participant in it (one query when the browser has a
+    resume token)."""
+    token = request.COOKIES.get(RESUME_COOKIE.format(slug))
+    if token:
+        participant = selectors.participant_by_token(slug, services.resume_hash(token))
+        if participant:
+            return participant.study, participant
+    return _study(slug), None
 
 
 def _problem(request, study, title: str, text: str, status: int = 200) -> HttpResponse:
@@ -32,32 +52,85 @@ def _problem(request, study, title: str, text: str, status: int = 200) -> HttpRe
     return render(request, "studies/problem.html", ctx, status=status)
 
 
+def _too_many(request, study) -> HttpResponse:
+    return _problem(
+        request,
+        study,
+        "Too many requests",
+        "Too many people are starting this study from here right now. Please wait a minute "
+        "and open the study link again.",
+        status=429,
+    )
+
+
+def _limited(request: HttpRequest, study: Study, action: str) -> bool:
+    """Count one ``action`` (arrive, qualify) per IP and per study; True past a limit."""
+    per_ip = ratelimit.allow(
+        f"{action}:ip:{ratelimit.client_ip(request)}", settings.STUDY_RATE_PER_IP
+    )
+    per_study = ratelimit.allow(f"{action}:study:{study.pk}", settings.STUDY_RATE_PER_STUDY)
+    return not (per_ip and per_study)
+
+
 def _where(participant: Participant) -> str:
-    """The page a participant belongs on now."""
-    slug = participant.study.slug
+    """The page a participant belongs on now (a late participant is timed out first)."""
+    study = participant.study
     if participant.is_active and participant.deadline() < timezone.now():
-        services.participants_expire(study=participant.study)
+        services.participants_expire(study=study)
         participant.refresh_from_db()
-    if participant.is_active and participant.study.status == Study.Status.CLOSED:
-        return reverse("participate:closed", args=[slug])
+    if participant.status == Participant.Status.QUALIFIED:
+        still_open = selectors.open_positions(participant)
+        if still_open:
+            return reverse("participate:rate", args=[study.slug, still_open[0]])
+        return reverse("participate:done", args=[study.slug])
     name = {
-        Participant.Status.STARTED: "welcome",
-        Participant.Status.QUALIFIED: "rate_next",
+        Participant.Status.STARTED: "qualification",
         Participant.Status.SCREENED_OUT: "screened_out",
         Participant.Status.FINISHED: "done",
         Participant.Status.TIMED_OUT: "timed_out",
     }[participant.status]
-    return reverse(f"participate:{name}", args=[slug])
+    return reverse(f"participate:{name}", args=[study.slug])
+
+
+def _other_browser(request, study) -> HttpResponse:
+    return _problem(
+        request,
+        study,
+        "This study was started in another browser",
+        "This Prolific ID has already started this study in another browser or device. "
+        "For your privacy, answers are only shown in the browser where you started. Please "
+        "continue there. If that is not possible, contact the researchers through Prolific.",
+        status=409,
+    )
+
+
+def _invalid(request, study, exc: services.InvalidArrival) -> HttpResponse:
+    return _problem(
+        request,
+        study,
+        "This study link looks wrong",
+        f"{exc.reason} ({exc.field}) Please go back to Prolific and open the study from there.",
+        status=400,
+    )
 
 
 def arrive(request: HttpRequest, slug: str) -> HttpResponse:
-    """``/s/<slug>/?PROLIFIC_PID=..&STUDY_ID=..&SESSION_ID=..``"""
-    study = _study(slug)
+    """``/s/<slug>/?PROLIFIC_PID=..&STUDY_ID=..&SESSION_ID=..``: the consent page; nothing
+    is reserved or stored until the participant agrees (``consent``)."""
+    study, participant = _participant(request, slug)
     pid = request.GET.get("PROLIFIC_PID")
+    if participant is not None and pid in (None, participant.prolific_pid):
+        return redirect(_where(participant))
+    if participant is not None:
+        return _problem(
+            request,
+            study,
+            "You are already taking part with another Prolific ID",
+            "This browser is already taking part in this study with a different Prolific ID. "
+            "Please continue with the ID you started with.",
+            status=409,
+        )
     if pid is None:
-        participant = _participant(request, study)
-        if participant:
-            return redirect(_where(participant))
         return _problem(
             request,
             study,
@@ -67,24 +140,59 @@ def arrive(request: HttpRequest, slug: str) -> HttpResponse:
                 "Prolific, which adds your ID automatically."
             ),
         )
-    if not services.pid_is_valid(pid):
+    if _limited(request, study, "arrive"):
+        return _too_many(request, study)
+    study_id, session_id = request.GET.get("STUDY_ID", ""), request.GET.get("SESSION_ID", "")
+    try:
+        services.arrival_check(study=study, pid=pid, study_id=study_id, session_id=session_id)
+    except services.InvalidArrival as exc:
+        return _invalid(request, study, exc)
+    if study.status != Study.Status.OPEN:
+        return _not_open(request, study)
+    if Participant.objects.filter(study=study, prolific_pid=pid).exists():
+        return _other_browser(request, study)
+    ctx = {
+        "study": study,
+        "n_items": _n_items(study),
+        "estimate": selectors.duration_estimate(study),
+        "arrival": {
+            "pid": pid,
+            "study_id": study_id,
+            "session_id": session_id,
+            # becomes the resume token: a double-submitted consent resumes, another
+            # browser (another token) cannot
+            "token": secrets.token_urlsafe(32),
+        },
+    }
+    return render(request, "studies/welcome.html", ctx)
+
+
+@require_POST
+def consent(request: HttpRequest, slug: str) -> HttpResponse:
+    """The participant agrees: create them, reserve their batch (held briefly until the
+    qualification test) and give this browser the resume token."""
+    study, participant = _participant(request, slug)
+    if participant is not None:
+        return redirect(_where(participant))
+    if _limited(request, study, "arrive"):
+        return _too_many(request, study)
+    token = request.POST.get("token", "")
+    if not 32 <= len(token) <= 64:
         return _problem(
-            request,
-            study,
-            "Your Prolific ID looks wrong",
-            (
-                "The Prolific ID in this link is not valid. Please go back to Prolific and open "
-                "the study from there."
-            ),
-            status=400,
+            request, study, "Please start again", "Open the study link from Prolific again.", 400
         )
     try:
         participant = services.participant_arrive(
             study=study,
-            pid=pid,
-            study_id=request.GET.get("STUDY_ID", ""),
-            session_id=request.GET.get("SESSION_ID", ""),
+            pid=request.POST.get("pid", ""),
+            study_id=request.POST.get("study_id", ""),
+            session_id=request.POST.get("session_id", ""),
+            resume_hash=services.resume_hash(token),
         )
+    except services.InvalidArrival as exc:
+        return _invalid(request, study, exc)
+    except services.OtherBrowser:
+        return _other_browser(request, study)
     except services.StudyFull:
         return _problem(
             request,
@@ -95,32 +203,74 @@ def arrive(request: HttpRequest, slug: str) -> HttpResponse:
                 "the study on Prolific. You have not started any work and lose nothing."
             ),
         )
+    except services.StudyBusy:
+        return _problem(
+            request,
+            study,
+            "Please try again in a few minutes",
+            "Many people are starting this study right now. Please open the study link again "
+            "in a few minutes. You have not started any work and lose nothing.",
+            status=429,
+        )
     except services.StudyError as exc:
         return _problem(request, study, "This study is not available", exc.reason)
-    request.session.cycle_key()
-    request.session[SESSION_KEY.format(study.pk)] = participant.pk
-    return redirect(_where(participant))
+    response = redirect(_where(participant))
+    response.set_cookie(
+        RESUME_COOKIE.format(slug),
+        token,
+        max_age=(study.hold_minutes(True) + 24 * 60) * 60,
+        path=reverse("participate:arrive", args=[slug]),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response
 
 
 def _require(request, slug: str, status: str):
     """(study, participant, None) or (study, None, response redirecting elsewhere)."""
-    study = _study(slug)
-    participant = _participant(request, study)
+    study, participant = _participant(request, slug)
     if participant is None:
         return study, None, redirect("participate:arrive", slug)
     late = participant.is_active and participant.deadline() < timezone.now()
-    if participant.status != status or late or study.status == Study.Status.CLOSED:
+    # a closed study lets everyone who started finish (and get the code) within their hold
+    if participant.status != status or late:
         return study, None, redirect(_where(participant))
     return study, participant, None
 
 
 def welcome(request: HttpRequest, slug: str) -> HttpResponse:
-    """Consent and guidelines, then the qualification test."""
+    """The guidelines again for a participant who has consented but not qualified yet."""
     study, participant, other = _require(request, slug, Participant.Status.STARTED)
     if other:
         return other
-    ctx = {"study": study, "participant": participant, "n_items": _n_items(study)}
+    ctx = {
+        "study": study,
+        "participant": participant,
+        "n_items": _n_items(study),
+        "estimate": selectors.duration_estimate(study),
+    }
     return render(request, "studies/welcome.html", ctx)
+
+
+def _not_open(request, study: Study) -> HttpResponse:
+    """The page for an arrival at a paused or closed study, with what to do next."""
+    if study.status == Study.Status.PAUSED:
+        return _problem(
+            request,
+            study,
+            "This study is paused",
+            "The researchers have paused this study for a short while. Please open the study "
+            "link again later. If you do not want to wait, return the study on Prolific: you "
+            "have not started any work and lose nothing.",
+        )
+    return _problem(
+        request,
+        study,
+        "This study is closed",
+        "The researchers have closed this study, so there is no work for you. Please return "
+        "the study on Prolific: you have not started any work and lose nothing.",
+    )
 
 
 def _n_items(study: Study) -> int:
@@ -134,64 +284,103 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
         return other
     questions = list(study.check_questions.filter(in_qualification=True))
     form = QualificationForm(request.POST or None, questions=questions)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.participant_qualify(participant=participant, answers=form.answers())
-        except services.SessionOver:
-            pass
-        participant.refresh_from_db()
-        return redirect(_where(participant))
-    return render(request, "studies/qualification.html", {"study": study, "form": form})
+    if request.method == "POST":
+        if _limited(request, study, "qualify"):
+            return _too_many(request, study)
+        if form.is_valid():
+            try:
+                services.participant_qualify(participant=participant, answers=form.answers())
+            except services.SessionOver:
+                pass
+            participant.refresh_from_db()
+            return redirect(_where(participant))
+    ctx = {
+        "study": study,
+        "form": form,
+        "scale": defaults.SCALE,
+        "scale_intro": defaults.SCALE_INTRO,
+    }
+    return render(request, "studies/qualification.html", ctx)
 
 
 def rate_next(request: HttpRequest, slug: str) -> HttpResponse:
+    """The first open item (kept for old links; Next answers 303 to the item directly)."""
     study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
     if other:
         return other
-    items = selectors.batch_items(participant)
-    pos = selectors.first_open_position(items)
-    if pos is None:
-        return redirect("participate:done", slug)
-    return redirect("participate:rate", slug, pos)
+    return redirect(_where(participant))
 
 
-def _shown_at(request: HttpRequest, study: Study, pos: int):
-    """When the item was first shown (kept server-side, so a reload keeps the first time)."""
-    key = f"shown:{study.pk}:{pos}"
-    if key not in request.session:
-        request.session[key] = timezone.now().isoformat()
-    return parse_datetime(request.session[key])
+def _shown_at(request: HttpRequest, slug: str, pos: int):
+    """When the item at ``pos`` was first shown: kept in a signed cookie (no session row), so
+    a reload keeps the first time and the participant cannot change it."""
+    try:
+        shown_pos, iso = request.get_signed_cookie(SHOWN_COOKIE.format(slug)).split("|", 1)
+        if int(shown_pos) == pos:
+            return timezone.datetime.fromisoformat(iso)
+    except (KeyError, ValueError, signing.BadSignature):
+        pass
+    return None
+
+
+class _SeeOther(HttpResponseRedirect):
+    """303: the browser GETs the next item after the rating POST."""
+
+    status_code = 303
+
+
+def _see_other(url: str) -> HttpResponse:
+    return _SeeOther(url)
 
 
 @require_http_methods(["GET", "POST"])
 def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
-    """One item (Figure 4); each Next saves, then the next item is shown (post/redirect/get)."""
+    """One item (Figure 4). Next POSTs here, saves, and answers 303 straight to the next
+    open item's page (or the code page)."""
     study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
     if other:  # e.g. the last item sent twice: nothing is stored, the code page is shown
         return other
-    items = selectors.batch_items(participant)
-    reachable = selectors.first_open_position(items)
-    if pos >= len(items) or (reachable is not None and pos > reachable):
-        return redirect("participate:rate_next", slug)
-    item = items[pos]
-    form = RatingForm(request.POST or None, initial=_initial(item))
-    if request.method == "POST" and form.is_valid():
-        return _save(request, study, participant, pos, form)
-    done = sum(1 for i in items if i.answered)
+    if request.method == "POST":
+        form = RatingForm(request.POST)
+        if form.is_valid():
+            return _save(request, study, participant, pos, form)
+    rows = selectors.batch_rows(participant.pk)
+    reachable = next((r[0] for r in rows if not r[1]), None)
+    row = next((r for r in rows if r[0] == pos), None)
+    if row is None or (reachable is not None and pos > reachable):
+        return redirect(_where(participant))
+    item = selectors.batch_item(participant, row)
+    if request.method == "GET":
+        form = RatingForm(initial=_initial(item))
+    done = sum(1 for row in rows if row[1])
     ctx = {
         "study": study,
         "item": item,
         "form": form,
         "pos": pos,
-        "total": len(items),
+        "total": len(rows),
         "finished": done,
         "ui": defaults.UI,
         "scale": defaults.SCALE,
         "scale_intro": defaults.SCALE_INTRO,
         "back": pos - 1 if pos > 0 else None,
+        "seconds_left": _seconds_left(participant),
     }
-    _shown_at(request, study, pos)
-    return render(request, "studies/rate.html", ctx)
+    response = render(request, "studies/rate.html", ctx)
+    if _shown_at(request, slug, pos) is None:
+        response.set_signed_cookie(
+            SHOWN_COOKIE.format(slug),
+            f"{pos}|{timezone.now().isoformat()}",
+            path=reverse("participate:arrive", args=[slug]),
+            secure=settings.SESSION_COOKIE_SECURE,
+            httponly=True,
+            samesite="Lax",
+        )
+    return response
+
+
+def _seconds_left(participant: Participant) -> int:
+    return max(0, int((participant.deadline() - timezone.now()).total_seconds()))
 
 
 def _initial(item) -> dict:
@@ -199,20 +388,22 @@ def _initial(item) -> dict:
 
 
 def _save(request, study, participant, pos, form) -> HttpResponse:
+    """Save one answer; 303 to the next open item. A position that is not in the batch, or
+    beyond the first open item, is refused by the service and nothing is stored."""
     answer = services.Answer(
         score=form.cleaned_data["score"],
         nonsensical=form.cleaned_data["nonsensical"],
         comment=form.cleaned_data["comment"],
-        started_at=_shown_at(request, study, pos),
+        started_at=_shown_at(request, study.slug, pos) or timezone.now(),
     )
     try:
-        finished = services.item_save(participant=participant, position=pos, answer=answer)
+        next_pos = services.item_save(participant=participant, position=pos, answer=answer)
     except services.StudyError:
         participant.refresh_from_db()
-        return redirect(_where(participant))
-    if finished:
-        return redirect("participate:done", study.slug)
-    return redirect("participate:rate_next", study.slug)
+        return _see_other(_where(participant))
+    if next_pos is None:
+        return _see_other(reverse("participate:done", args=[study.slug]))
+    return _see_other(reverse("participate:rate", args=[study.slug, next_pos]))
 
 
 def _code_page(request, slug: str, status: str, template: str, code_attr: str):
@@ -242,21 +433,22 @@ def screened_out(request: HttpRequest, slug: str) -> HttpResponse:
 
 def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
     study = _study(slug)
+    minutes = study.time_limit_minutes
     return _problem(
         request,
         study,
         "Your time is up",
         (
-            f"The time limit for this study ({study.time_limit_minutes} minutes) has passed, so "
-            "your remaining items were given to other participants. Please return to Prolific."
+            f"The time limit for this study ({minutes} minute{pluralize(minutes)}) has passed, "
+            "so your remaining items were given to other participants. The answers you gave "
+            "are saved. Please return to Prolific; if you think this is a mistake, message "
+            "the researchers there."
         ),
     )
 
 
 def closed(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _study(slug)
-    text = "The researchers have closed this study. Thank you for your time."
-    return _problem(request, study, "This study is closed", text)
+    return _not_open(request, _study(slug))
 
 
 def guidelines(request: HttpRequest, slug: str) -> HttpResponse:

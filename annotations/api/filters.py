@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import django_filters as filters
+from django import forms
 
+from ambisite.query import MAX_ID
 from annotations.models import Rater, Rating, Sample, Setup, Split
+
+
+class IdFilter(filters.NumberFilter):
+    """A row id: a whole number from 1 to the largest bigint, else 400 naming the filter
+    (a NumberFilter passes 2**70 or 1.5 on to the database)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", MAX_ID)
+        super().__init__(*args, **kwargs)
 
 
 class SplitFilter(filters.FilterSet):
@@ -29,7 +43,7 @@ class SampleFilter(filters.FilterSet):
     homonym = filters.CharFilter(
         field_name="story__setup__homonym__form", help_text="Homonym form, e.g. bank."
     )
-    setup = filters.NumberFilter(field_name="story__setup_id", help_text="Setup id.")
+    setup = IdFilter(field_name="story__setup_id", help_text="Setup id.")
     has_ending = filters.BooleanFilter(
         method="filter_has_ending",
         help_text="true: stories with an ending; false: open-ended stories only.",
@@ -51,7 +65,7 @@ class RatingFilter(filters.FilterSet):
         field_name="sample__split__dataset__name", help_text="Dataset name."
     )
     split = filters.CharFilter(field_name="sample__split__name", help_text="Split name.")
-    sample = filters.NumberFilter(field_name="sample_id", help_text="Sample (database) id.")
+    sample = IdFilter(field_name="sample_id", help_text="Sample (database) id.")
     rater = filters.CharFilter(field_name="rater__pseudonym", help_text="Rater pseudonym.")
     rater_kind = filters.ChoiceFilter(
         field_name="rater__kind",

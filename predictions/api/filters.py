@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters as filters
 
+from annotations.api.filters import IdFilter
 from predictions.models import ModelRun, Prediction
 
 
@@ -19,8 +20,8 @@ class ModelRunFilter(filters.FilterSet):
 
 
 class PredictionFilter(filters.FilterSet):
-    run = filters.NumberFilter(field_name="run_id", help_text="Model run id.")
-    sample = filters.NumberFilter(field_name="sample_id", help_text="Sample (database) id.")
+    run = IdFilter(field_name="run_id", help_text="Model run id.")
+    sample = IdFilter(field_name="sample_id", help_text="Sample (database) id.")
 
     class Meta:
         model = Prediction

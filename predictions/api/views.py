@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status
 from rest_framework.decorators import action
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from annotations.api.base import ReadOnlyViewSet
+from annotations.api.parsers import SafeJSONParser
 from predictions.backends import UnknownBackend
 from predictions.evaluation import ScoringError
-from predictions.importers import predictions_import
+from predictions.importers import (
+    TooLarge,
+    predictions_import,
+    request_too_large,
+    upload_lines,
+    upload_refused,
+)
 from predictions.models import ModelRun, Prediction
 from predictions.services import run_cancel, run_create, run_retry
 
 from . import filters, serializers
-
-
-def read_lines(upload) -> list[str]:
-    """The uploaded file's lines; a file that is not UTF-8 is refused like bad JSON."""
-    try:
-        text = upload.read().decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ScoringError(f"the file is not UTF-8 text ({error.reason})") from None
-    return text.split("\n")
 
 
 class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
@@ -32,7 +31,7 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
 
     serializer_class = serializers.ModelRunSerializer
     filterset_class = filters.ModelRunFilter
-    parser_classes = [JSONParser]  # ``params`` is a JSON object: forms cannot carry it
+    parser_classes = [SafeJSONParser]  # ``params`` is a JSON object: forms cannot carry it
 
     def get_queryset(self):
         return ModelRun.objects.select_related("split__dataset", "created_by").order_by(
@@ -78,18 +77,32 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
     )
     @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
     def upload(self, request):
-        """Store a predictions jsonl as a new, scored run; a bad file stores nothing (400)."""
+        """Store a predictions jsonl as a new, scored run; a bad file stores nothing (400), a
+        file over ``UPLOAD_MAX_BYTES`` is refused unread (413)."""
+        if request_too_large(request):
+            return self._too_large()
         parsed = serializers.RunUploadSerializer(data=request.data)
+        if upload_refused(request):
+            return self._too_large()
         parsed.is_valid(raise_exception=True)
         data = parsed.validated_data
         try:
-            lines = read_lines(data["file"])
             run = predictions_import(
-                split=data["split"], name=data["name"], lines=lines, created_by=request.user
+                split=data["split"],
+                name=data["name"],
+                lines=upload_lines(data["file"]),
+                created_by=request.user,
             )
+        except TooLarge as error:
+            return self._too_large(str(error))
         except ScoringError as error:
             return Response({"file": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _too_large(detail: str | None = None) -> Response:
+        detail = detail or str(TooLarge(settings.UPLOAD_MAX_BYTES))
+        return Response({"file": [detail]}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
 
 
 class PredictionViewSet(ReadOnlyViewSet):

@@ -3,6 +3,8 @@
   "use strict";
   var box = document.getElementById("run-progress");
   if (!box) { return; }
+  var bar = document.getElementById("run-bar");
+  bar.style.width = (parseFloat(bar.dataset.percent) || 0) + "%";  // no inline style (CSP)
   var url = box.dataset.url;
   var active = { queued: true, running: true };
   if (!active[box.dataset.status]) { return; }

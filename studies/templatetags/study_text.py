@@ -44,3 +44,14 @@ def guidelines(text: str) -> SafeString:
     if in_list:
         out.append("</ul>")
     return mark_safe("\n".join(out))  # noqa: S308 - every piece was escaped above
+
+
+def minutes_text(seconds: int) -> str:
+    """Time left in words, rounded up to whole minutes: "1 minute", "42 minutes"."""
+    minutes = max(0, -(-int(seconds) // 60))
+    return f"{minutes} minute" if minutes == 1 else f"{minutes} minutes"
+
+
+@register.filter
+def minutes_left(seconds) -> str:
+    return minutes_text(int(seconds or 0))

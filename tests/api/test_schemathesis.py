@@ -55,3 +55,29 @@ def test_the_api_conforms_to_its_schema(
     case.call_and_validate(
         headers={"Authorization": f"Token {token.key}"}, excluded_checks=LENIENCY_CHECKS
     )
+
+
+@schema.parametrize()
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+def test_the_api_refuses_callers_without_researcher_rights(
+    case, wsgi_in_test_transaction, outsider, uploaded_run, participant
+):
+    """The same operations without a token and with a non-staff user's token: every answer is
+    401 or 403 (or the 400/404/405 the request earns before authentication), never 5xx and
+    never data, with the same checks on the responses as above."""
+    from rest_framework.authtoken.models import Token
+
+    non_staff = Token.objects.get_or_create(user=outsider)[0].key
+    for headers in ({}, {"Authorization": f"Token {non_staff}"}):
+        response = case.call(headers=headers)
+        assert response.status_code in (400, 401, 403, 404, 405), (
+            response.status_code,
+            response.text[:200],
+        )
+        case.validate_response(response, excluded_checks=LENIENCY_CHECKS)

@@ -23,7 +23,7 @@ def test_it_moves_the_progress_bar_and_shows_the_scores_when_the_run_ends(
     page.click("button[type=submit], input[type=submit]")
     page.wait_for_selector("#run-progress")
     ModelRun.objects.filter(pk=run.pk).update(done=12, rate=4.0)
-    page.wait_for_function("document.getElementById('run-done').textContent === '12'")
+    page.wait_for_function("() => document.getElementById('run-done').textContent === '12'")
     assert page.locator("#run-bar").get_attribute("style") == "width: 50%;"
     assert page.locator("#run-eta").text_content() == "3 s left"
     screenshot(page, "run-progress")

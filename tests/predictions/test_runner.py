@@ -191,3 +191,13 @@ def test_a_long_fit_keeps_the_run_alive_through_the_backends_heartbeat():
     assert run.status == ModelRun.Status.SUCCEEDED
     (beat,) = SlowFitBackend.heartbeats
     assert beat > timezone.now() - stale_after()  # refreshed during prepare, not stale
+
+
+def test_a_failed_run_stores_a_short_error_and_logs_the_traceback(caplog):
+    split = small_split("dev")
+    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "dev"})
+    run = run_execute(run.pk)
+    assert run.status == ModelRun.Status.FAILED
+    assert run.error.startswith(FitOnScoredSamples.__name__ + ": ")
+    assert "Traceback" not in run.error and "\n" not in run.error and len(run.error) <= 300
+    assert "Traceback" in caplog.text or any(r.exc_info for r in caplog.records)

@@ -81,7 +81,7 @@ def test_it_reports_progress_as_json(researcher_client, split):
 def test_it_shows_a_progress_bar_on_the_detail_page(researcher_client, split):
     run = queued_run(split, status="running", done=6, rate=2.0)
     page = researcher_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
-    assert 'role="progressbar"' in page and "width: 25.0%" in page and "js/run.js" in page
+    assert 'role="progressbar"' in page and 'data-percent="25.0"' in page and "js/run.js" in page
     assert "Cancel" in page
 
 

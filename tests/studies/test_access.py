@@ -13,7 +13,7 @@ from annotations.models import Rating
 from studies.models import Participant
 
 from .helpers import open_study, pid
-from .test_participant_views import arrive_url, qualify_by_post
+from .test_participant_views import arrive, arrive_url, qualify_by_post
 
 pytestmark = pytest.mark.django_db
 
@@ -21,10 +21,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def study_with_two_annotators(client):
     study = open_study()
-    client.get(arrive_url(study.slug, pid(1)))
+    arrive(client, study, pid(1))
     qualify_by_post(client, study)
     other = Client()
-    other.get(arrive_url(study.slug, pid(2)))
+    arrive(other, study, pid(2))
     qualify_by_post(other, study)
     first = Participant.objects.get(prolific_pid=pid(1))
     second = Participant.objects.get(prolific_pid=pid(2))
@@ -38,6 +38,12 @@ def researcher_urls(study, participant):
         reverse("studies:detail", args=[study.pk]),
         reverse("studies:edit", args=[study.pk]),
         reverse("studies:export", args=[study.pk]),
+        reverse("studies:close", args=[study.pk]),
+        reverse("studies:feedback", args=[study.pk]),
+        reverse("studies:preview", args=[study.pk]),
+        reverse("studies:preview_qualification", args=[study.pk]),
+        reverse("studies:preview_rate", args=[study.pk, 0]),
+        reverse("studies:preview_done", args=[study.pk]),
         reverse("annotations:setup_list"),
         "/admin/",
         "/admin/studies/participant/",

@@ -116,7 +116,9 @@ def test_a_wrong_qualification_answer_ends_with_the_screenout_code(page, live_se
     assert page.text_content("#code").strip() == "OUT98765"
 
 
-def test_a_returning_pid_resumes_where_it_left_off(browser, live_server, study):
+def test_a_returning_pid_resumes_in_its_browser_and_another_browser_sees_nothing(
+    browser, live_server, study
+):
     first = browser.new_context()
     tab = first.new_page()
     arrive(tab, live_server, pid(3))
@@ -128,15 +130,22 @@ def test_a_returning_pid_resumes_where_it_left_off(browser, live_server, study):
         tab.keyboard.press("Enter")
         tab.wait_for_url(re.compile(rf"/rate/{pos + 1}/$"))
     story = tab.text_content("#story")
+    tab.close()
+    tab = first.new_page()  # the same browser comes back later
+    arrive(tab, live_server, pid(3))
+    assert re.search(r"/rate/2/$", tab.url)
+    assert progress(tab) == "Finished Samples: 2/5"
+    assert tab.text_content("#story") == story
+    tab.click("#back")
+    assert tab.is_checked(f"#score-{checks.get(1, 2)}")
     first.close()
     second = browser.new_context()  # another browser, same Prolific PID
     try:
         tab = second.new_page()
         arrive(tab, live_server, pid(3))
-        assert re.search(r"/rate/2/$", tab.url)
-        assert progress(tab) == "Finished Samples: 2/5"
-        assert tab.text_content("#story") == story
-        tab.click("#back")
-        assert tab.is_checked(f"#score-{checks.get(1, 2)}")
+        assert "started this study in another browser" in tab.content()
+        tab.goto(f"{live_server.url}/s/demo/rate/0/")
+        assert tab.locator("input[type=radio]:checked").count() == 0
+        assert "Finished Samples" not in tab.content()
     finally:
         second.close()

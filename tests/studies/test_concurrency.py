@@ -1,4 +1,6 @@
-"""Assignment under real concurrency (PostgreSQL: row locks + SKIP LOCKED + constraints)."""
+"""Assignment under real concurrency (PostgreSQL: row locks + SKIP LOCKED + constraints), through
+the services and through the participant pages (arrival link, consent POST, qualification,
+one POST per item), oversubscribed."""
 
 from __future__ import annotations
 
@@ -59,3 +61,71 @@ def test_fifty_parallel_participants_fill_every_sample_exactly():
     assert not Slot.objects.filter(study=study).exclude(status="done").exists()
     with pytest.raises(services.StudyFull):
         services.participant_arrive(study=study, pid=pid(999))
+
+
+ARRIVALS = 60  # 1.2x the 50 batches
+
+
+def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> None:
+    """One participant's browser: link, consent, qualification, every item by POST."""
+    from django.test import Client
+
+    from .test_participant_views import arrive
+
+    try:
+        client = Client()
+        barrier.wait(timeout=60)
+        consent = arrive(client, study, pid(n))
+        if consent.status_code != 302:
+            outcomes.append(
+                ("full", n)
+                if b"This study is full" in consent.content
+                else ("refused", n, consent.status_code)
+            )
+            return
+        answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
+        page = client.post(consent["Location"], answers)
+        rated = 0
+        while "/rate/" in page["Location"]:
+            pos = int(page["Location"].rstrip("/").rsplit("/", 1)[1])
+            participant = Participant.objects.get(prolific_pid=pid(n))
+            check = participant.attention_answers.filter(position=pos).first()
+            score = check.question.expected if check else 3
+            page = client.post(page["Location"], {"score": score, "comment": ""})
+            assert page.status_code == 303, page.status_code
+            rated += 1
+        assert page["Location"].endswith("/done/"), page["Location"]
+        outcomes.append(("finished", n, rated))
+    except Exception as exc:  # collected and asserted on in the main thread
+        outcomes.append(("error", n, repr(exc)))
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_oversubscribed_arrivals_through_the_consent_post_fill_every_sample_exactly(settings):
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    settings.STUDY_RATE_PER_IP = 0
+    study = open_study(20, per_participant=BATCH, ratings=N, checks=1, slug="crowd")
+    barrier = threading.Barrier(ARRIVALS)
+    outcomes: list = []
+    threads = [
+        threading.Thread(target=_browser_run, args=(study, n, barrier, outcomes))
+        for n in range(ARRIVALS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=170)
+    kinds = Counter(o[0] for o in outcomes)
+    assert kinds == {"finished": 50, "full": 10}, outcomes
+    assert all(o[2] == BATCH + 1 for o in outcomes if o[0] == "finished")
+    assert Participant.objects.filter(study=study).count() == 50  # refused: nothing stored
+    ratings = Rating.objects.valid().filter(rater__participant__study=study)
+    assert ratings.count() == 50 * BATCH
+    per_sample = Counter(ratings.values_list("sample_id", flat=True))
+    assert set(per_sample.values()) == {N} and len(per_sample) == 120
+    per_setup = Counter(ratings.values_list("rater_id", "sample__story__setup_id"))
+    assert max(per_setup.values()) == 1
+    assert not Slot.objects.filter(study=study).exclude(status="done").exists()

@@ -1,12 +1,17 @@
-"""Participant pages through the Django test client: arrival, resume, codes, idempotent Next."""
+"""Participant pages through the Django test client: arrival, consent, resume token, rate limits,
+codes, idempotent Next."""
 
 from __future__ import annotations
 
+import hashlib
+import re
+
 import pytest
+from django.test import Client
 from django.urls import reverse
 
-from annotations.models import Rating
-from studies.models import Participant
+from annotations.models import Rater, Rating
+from studies.models import AttentionAnswer, Participant, Slot
 
 from .helpers import PID, open_study, pid
 
@@ -18,6 +23,15 @@ def arrive_url(slug: str, prolific_pid: str | None = PID) -> str:
     if prolific_pid is None:
         return url
     return f"{url}?PROLIFIC_PID={prolific_pid}&STUDY_ID=st1&SESSION_ID=se1"
+
+
+def arrive(client, study, prolific_pid: str = PID):
+    """The arrival link (GET: the consent page), then the consent POST."""
+    page = client.get(arrive_url(study.slug, prolific_pid))
+    assert page.status_code == 200, page.content
+    token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
+    data = {"pid": prolific_pid, "study_id": "st1", "session_id": "se1", "token": token}
+    return client.post(reverse("participate:consent", args=[study.slug]), data)
 
 
 def qualify_by_post(client, study) -> None:
@@ -41,27 +55,83 @@ def test_a_malformed_pid_gets_a_clear_page_and_no_participant(client):
     assert not Participant.objects.exists()
 
 
-def test_a_full_study_says_so_before_any_work(client):
+def test_a_full_study_says_so_before_any_work():
     study = open_study(4, per_participant=4, ratings=1)
     for n in range(6):
-        client.get(arrive_url(study.slug, pid(n)))
-    response = client.get(arrive_url(study.slug, pid(77)))
+        arrive(Client(), study, pid(n))
+    response = arrive(Client(), study, pid(77))
     assert b"This study is full" in response.content
+    assert not Participant.objects.filter(prolific_pid=pid(77)).exists()
 
 
-def test_arrival_stores_prolific_ids_and_leads_to_consent(client):
+def test_a_get_arrival_creates_no_participant_and_reserves_no_slot(client):
     study = open_study()
-    response = client.get(arrive_url(study.slug))
-    assert response["Location"] == reverse("participate:welcome", args=[study.slug])
+    page = client.get(arrive_url(study.slug))
+    assert page.status_code == 200
+    assert "Introduction to the Plausibility Annotation Task" in page.content.decode()
+    assert not Participant.objects.exists()
+    assert not Slot.objects.exclude(status="free").exists()
+    assert not Rater.objects.exists()
+
+
+def test_consent_stores_prolific_ids_reserves_the_batch_and_leads_to_qualification(client):
+    study = open_study()
+    response = arrive(client, study)
+    assert response["Location"] == reverse("participate:qualification", args=[study.slug])
     participant = Participant.objects.get()
     assert (participant.prolific_study_id, participant.prolific_session_id) == ("st1", "se1")
-    page = client.get(response["Location"]).content.decode()
-    assert "Introduction to the Plausibility Annotation Task" in page
+    assert participant.slots.count() == study.samples_per_participant
+    cookie = response.cookies[f"resume_{study.slug}"]
+    assert cookie["httponly"] and cookie.value not in participant.resume_hash
+    assert participant.resume_hash == hashlib.sha256(cookie.value.encode()).hexdigest()
+    assert PID not in participant.rater.pseudonym
+
+
+def test_a_double_submitted_consent_resumes_the_same_participant(client):
+    study = open_study()
+    page = client.get(arrive_url(study.slug))
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1"}
+    data["token"] = page.context["arrival"]["token"]
+    url = reverse("participate:consent", args=[study.slug])
+    first, second = client.post(url, data), Client().post(url, data)
+    assert first.status_code == second.status_code == 302
+    assert Participant.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("PROLIFIC_PID=abc123", "PROLIFIC_PID"),
+        ("PROLIFIC_PID=5F0A1B2C3D4E5F6A7B8C9D0E", "PROLIFIC_PID"),
+        (f"PROLIFIC_PID={PID}&STUDY_ID=someone-elses", "STUDY_ID"),
+    ],
+)
+def test_a_malformed_pid_or_a_mismatched_study_id_is_refused(client, query, field):
+    study = open_study()
+    study.prolific_study_id = "st1"
+    study.save()
+    url = reverse("participate:arrive", args=[study.slug])
+    response = client.get(f"{url}?{query}")
+    assert response.status_code == 400
+    assert field in response.content.decode()
+    bad_pid = query.split("&")[0].split("=")[1]
+    data = {"pid": bad_pid, "study_id": "someone-elses", "token": "t" * 43}
+    consent = client.post(reverse("participate:consent", args=[study.slug]), data)
+    assert consent.status_code == 400
+    assert not Participant.objects.exists()
+
+
+def test_another_pid_pattern_can_be_configured_per_study(client):
+    study = open_study()
+    study.pid_pattern = r"^W[0-9]{5}$"
+    study.save()
+    assert arrive(client, study, "W12345").status_code == 302
+    assert Client().get(arrive_url(study.slug, PID)).status_code == 400
 
 
 def test_a_wrong_qualification_answer_shows_the_screenout_code(client):
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
     answers = {f"q{q.pk}": 3 for q in study.check_questions.all()}
     response = client.post(
         reverse("participate:qualification", args=[study.slug]), answers, follow=True
@@ -91,7 +161,7 @@ def _answer_everything(client, study):
 
 def test_a_double_next_and_a_resent_last_item_store_one_rating_each(client):
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
     qualify_by_post(client, study)
     participant = Participant.objects.get()
     first_sample = participant.slots.order_by("position").first()
@@ -109,11 +179,22 @@ def test_a_double_next_and_a_resent_last_item_store_one_rating_each(client):
     assert "DONE1234" in done
 
 
-def test_the_same_pid_in_a_new_browser_resumes_at_the_first_open_item(client, django_user_model):
-    from django.test import Client
-
+def test_the_same_pid_in_the_same_browser_resumes_at_the_first_open_item(client):
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
+    qualify_by_post(client, study)
+    participant = Participant.objects.get()
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    _post_item(client, study, 0, checks.get(0, 2))
+    response = client.get(arrive_url(study.slug), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("participate:rate", args=[study.slug, 1])
+    back = client.get(reverse("participate:rate", args=[study.slug, 0])).content.decode()
+    assert "checked" in back
+
+
+def test_a_second_browser_with_the_same_pid_sees_no_earlier_answer(client):
+    study = open_study()
+    arrive(client, study)
     qualify_by_post(client, study)
     _post_item(
         client,
@@ -125,26 +206,103 @@ def test_the_same_pid_in_a_new_browser_resumes_at_the_first_open_item(client, dj
         .first()
         or 2,
     )
+    Rating.objects.update(comment="my secret comment")
+    AttentionAnswer.objects.exclude(score=None).update(comment="my secret comment")
+
+    def answers():
+        return (
+            list(Rating.objects.values_list("score", "comment", "updated_at")),
+            list(AttentionAnswer.objects.values_list("score", "comment", "answered_at")),
+        )
+
+    before = answers()
+    assert any(before)
     other = Client()
-    response = other.get(arrive_url(study.slug), follow=True)
-    assert response.redirect_chain[-1][0] == reverse("participate:rate", args=[study.slug, 1])
-    back = other.get(reverse("participate:rate", args=[study.slug, 0])).content.decode()
-    assert "checked" in back
+    response = other.get(arrive_url(study.slug))
+    assert response.status_code == 409
+    assert "started this study in another browser" in response.content.decode()
+    for url in (
+        reverse("participate:rate", args=[study.slug, 0]),
+        reverse("participate:rate_next", args=[study.slug]),
+        reverse("participate:qualification", args=[study.slug]),
+    ):
+        page = other.get(url, follow=True).content.decode()
+        assert "checked" not in page and "my secret comment" not in page
+    token = "x" * 43
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1", "token": token}
+    assert other.post(reverse("participate:consent", args=[study.slug]), data).status_code == 409
+    assert (
+        other.post(reverse("participate:rate", args=[study.slug, 1]), {"score": 5}).status_code
+        == 302
+    )
+    assert answers() == before and Participant.objects.count() == 1
+
+
+def test_changing_pid_in_the_same_browser_holds_nothing_new(client):
+    study = open_study()
+    arrive(client, study)
+    held = Slot.objects.exclude(status="free").count()
+    response = client.get(arrive_url(study.slug, pid(5)))
+    assert response.status_code == 409
+    assert Participant.objects.count() == 1
+    assert Slot.objects.exclude(status="free").count() == held
+
+
+def test_the_arrival_rate_limit_answers_429_past_its_threshold(client, settings):
+    settings.STUDY_RATE_PER_IP = 3
+    study = open_study()
+    codes = [client.get(arrive_url(study.slug, pid(n))).status_code for n in range(5)]
+    assert codes == [200, 200, 200, 429, 429]
+    page = client.get(arrive_url(study.slug, pid(9)))
+    assert "Too many requests" in page.content.decode()
+    assert '<link rel="stylesheet"' in page.content.decode()
+
+
+def test_the_study_rate_limit_counts_every_ip(client, settings):
+    settings.STUDY_RATE_PER_STUDY = 2
+    study = open_study()
+    codes = [
+        client.get(arrive_url(study.slug, pid(n)), REMOTE_ADDR=f"10.0.0.{n}").status_code
+        for n in range(3)
+    ]
+    assert codes == [200, 200, 429]
+
+
+def test_the_qualification_rate_limit_answers_429(client, settings):
+    study = open_study()
+    arrive(client, study)
+    settings.STUDY_RATE_PER_IP = 1
+    url = reverse("participate:qualification", args=[study.slug])
+    assert client.post(url, {}).status_code == 200  # invalid form, counted
+    assert client.post(url, {}).status_code == 429
+    assert Participant.objects.get().status == "started"
+
+
+def test_too_many_unqualified_participants_are_asked_to_come_back(client):
+    study = open_study(8, per_participant=2)
+    study.max_unqualified = 2
+    study.save()
+    for n in range(2):
+        assert arrive(Client(), study, pid(n)).status_code == 302
+    busy = arrive(client, study, pid(3))
+    assert busy.status_code == 429
+    assert "try again in a few minutes" in busy.content.decode()
+    assert Participant.objects.count() == 2
 
 
 def test_an_item_beyond_the_first_open_one_cannot_be_skipped_to(client):
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
     qualify_by_post(client, study)
     response = client.get(reverse("participate:rate", args=[study.slug, 3]))
-    assert response["Location"] == reverse("participate:rate_next", args=[study.slug])
-    assert _post_item(client, study, 3).status_code == 302
+    assert response["Location"] == reverse("participate:rate", args=[study.slug, 0])
+    assert _post_item(client, study, 3).status_code == 303
     assert not Rating.objects.exists()
 
 
 def test_a_missing_score_is_not_saved(client):
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
     qualify_by_post(client, study)
     response = client.post(reverse("participate:rate", args=[study.slug, 0]), {"comment": "x"})
     assert response.status_code == 200
@@ -152,14 +310,44 @@ def test_a_missing_score_is_not_saved(client):
     assert not Rating.objects.exists()
 
 
-def test_a_closed_study_tells_active_participants_and_saves_nothing(client):
+def test_a_closed_study_lets_participants_who_started_finish_and_get_the_code(client):
     from studies import services
 
     study = open_study()
-    client.get(arrive_url(study.slug))
+    arrive(client, study)
     qualify_by_post(client, study)
     services.study_close(study=study)
-    response = _post_item(client, study, 0)
-    page = client.get(response["Location"], follow=True).content.decode()
-    assert "This study is closed" in page
-    assert not Rating.objects.exists()
+    last = _answer_everything(client, study)
+    assert last["Location"].endswith("/done/")
+    page = client.get(last["Location"]).content.decode()
+    assert "DONE1234" in page
+    assert Participant.objects.get().status == Participant.Status.FINISHED
+
+
+def test_a_closed_or_paused_study_tells_a_new_arrival_what_to_do(client):
+    from studies import services
+
+    study = open_study()
+    services.study_pause(study=study)
+    page = client.get(arrive_url(study.slug)).content.decode()
+    assert "This study is paused" in page and "open the study link again later" in page
+    services.study_close(study=study)
+    page = client.get(arrive_url(study.slug)).content.decode()
+    assert "This study is closed" in page and "return the study on Prolific" in page
+    assert not Participant.objects.exists()
+
+
+def test_the_welcome_page_counts_samples_like_the_guidelines_and_names_the_contact(client):
+    study = open_study(per_participant=4, ratings=2)
+    study.contact = "ambistory@example.org"
+    study.save(update_fields=["contact"])
+    page = client.get(arrive_url(study.slug)).content.decode()
+    assert "4 samples</strong> plus 1 check story" in page and "(5 stories in all)" in page
+    assert 'id="duration"' in page and "about <strong>10 minutes</strong>" in page
+    assert "ambistory@example.org" in page
+
+
+def test_the_time_up_page_pluralises_the_limit(client):
+    study = open_study(minutes=1)
+    page = client.get(reverse("participate:timed_out", args=[study.slug])).content.decode()
+    assert "(1 minute)" in page and "1 minutes" not in page

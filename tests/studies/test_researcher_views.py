@@ -35,7 +35,7 @@ def _rate(participant: Participant, sample_score: int, check_score: int) -> None
 
 def _stats(html: str, sample_pk: int) -> tuple[str, str, str]:
     row = re.search(rf'<tr id="sample-{sample_pk}">(.*?)</tr>', html, re.S).group(1)
-    cells = re.findall(r'<td class="num (\w+)">([^<]*)</td>', row)
+    cells = re.findall(r'<td class="num (n|mean|sd)">([^<]*)</td>', row)
     return tuple(value for _, value in cells)
 
 
@@ -51,7 +51,8 @@ def test_a_failed_check_leaves_the_mean_and_the_toggle_brings_it_back(researcher
     url = reverse("studies:detail", args=[study.pk])
     page = researcher_client.get(url).content.decode()
     assert _stats(page, samples[0].pk) == ("1", "5.00", "")
-    assert bad.prolific_pid in page.split('id="failures"')[1]
+    assert bad.rater.pseudonym in page.split('id="failures"')[1]
+    assert bad.prolific_pid not in page.split('id="failures"')[1]
     assert Slot.objects.filter(study=study, status="free").count() == 4  # replacements
     researcher_client.post(reverse("studies:toggle", args=[study.pk, bad.pk]))
     page = researcher_client.get(url).content.decode()
@@ -134,7 +135,7 @@ def test_the_export_is_ambistory_json_with_valid_ratings_only(researcher_client)
 def test_samples_short_of_ratings_are_listed(researcher_client):
     study = open_study(4, per_participant=4, ratings=2)
     page = researcher_client.get(reverse("studies:detail", args=[study.pk])).content.decode()
-    assert re.search(r'id="short">Samples short of ratings <small class="muted">24<', page)
+    assert re.search(r'id="short">Samples short of ratings <small [^>]*id="n-short">24<', page)
 
 
 def test_a_researcher_edits_settings_and_check_tolerances_in_the_site(researcher_client):

@@ -19,12 +19,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _rate_first(participant: Participant, n: int) -> None:
-    checks = set(participant.attention_answers.values_list("position", flat=True))
-    items = [i for i in batch_items(participant) if i.position not in checks][:n]
-    for item in items:
+    """Answer items in order (checks correctly) until ``n`` samples are rated."""
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    for item in batch_items(participant):
+        if n == 0:
+            break
+        score = checks.get(item.position, 2)
         services.item_save(
-            participant=participant, position=item.position, answer=services.Answer(score=2)
+            participant=participant, position=item.position, answer=services.Answer(score=score)
         )
+        n -= item.position not in checks
 
 
 def _age(participant: Participant, minutes: int) -> None:
@@ -81,3 +85,33 @@ def test_a_late_save_times_the_participant_out_even_without_the_command():
     participant.refresh_from_db()
     assert participant.status == Participant.Status.TIMED_OUT
     assert not Slot.objects.filter(participant=participant, status="reserved").exists()
+
+
+def test_an_unqualified_hold_is_brief_and_a_qualified_one_lasts_the_time_limit():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)  # 24 slots: 6 batches
+    study.qualification_minutes = 5
+    study.save()
+    waiting = services.participant_arrive(study=study, pid=pid(1))
+    rating = services.participant_arrive(study=study, pid=pid(2))
+    qualify(rating)
+    for participant in (waiting, rating):
+        _age(participant, 6)  # past the brief hold, well within the time limit
+    assert services.participants_expire(study=study) == 1
+    waiting.refresh_from_db()
+    rating.refresh_from_db()
+    assert (waiting.status, rating.status) == ("timed_out", "qualified")
+    assert not Slot.objects.filter(participant=waiting, status="reserved").exists()
+    assert Slot.objects.filter(participant=rating, status="reserved").count() == 4
+    with pytest.raises(services.SessionOver):  # too late to qualify
+        services.participant_qualify(participant=waiting, answers={})
+
+
+def test_a_late_qualification_times_out_without_the_command():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    _age(participant, 11)  # the default brief hold is 10 minutes
+    with pytest.raises(services.SessionOver):
+        qualify(participant)
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.TIMED_OUT
+    assert Slot.objects.filter(study=study, status="free").count() == 24

@@ -1,8 +1,6 @@
-import json
-
 from django.core.management.base import BaseCommand, CommandError
 
-from annotations.importers import AmbiStoryFormatError, ambistory_import, parse_ambistory
+from annotations.importers import AmbiStoryFormatError, ambistory_import, load_ambistory
 
 
 class Command(BaseCommand):
@@ -15,17 +13,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         try:
-            with open(opts["file"], encoding="utf-8") as handle:
-                data = json.load(handle)
+            samples = load_ambistory(opts["file"])
+            report = ambistory_import(samples=samples, split=opts["split"], dataset=opts["dataset"])
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise CommandError(f"{opts['file']} is not valid JSON: {exc}") from exc
-        try:
-            samples = parse_ambistory(data)
-            report = ambistory_import(
-                samples=samples, split=opts["split"], dataset=opts["dataset"]
-            )
         except AmbiStoryFormatError as exc:
             raise CommandError(f"{opts['file']}: {exc}; nothing was imported") from exc
         self.stdout.write(

@@ -15,9 +15,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         try:
-            with open(opts["reference"], encoding="utf-8") as handle:
+            with open(opts["reference"], "rb") as handle:
                 reference = parse_reference(handle)
-            with open(opts["predictions"], encoding="utf-8") as handle:
+            with open(opts["predictions"], "rb") as handle:
                 predictions = parse_predictions(handle, list(reference))
             result = score(reference, predictions)
         except OSError as exc:

@@ -16,7 +16,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         try:
             split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
-            with open(opts["file"], encoding="utf-8") as handle:
+            with open(opts["file"], "rb") as handle:
                 run = predictions_import(
                     split=split, name=opts["name"] or opts["file"], lines=handle
                 )

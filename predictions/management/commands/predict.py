@@ -5,7 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
-from annotations.importers import AmbiStoryFormatError, parse_ambistory
+from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
 from predictions.backends import UnknownBackend, get_backend
 from predictions.runner import FitOnScoredSamples, predict_samples, split_rows
@@ -13,12 +13,9 @@ from predictions.runner import FitOnScoredSamples, predict_samples, split_rows
 
 def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, json.JSONDecodeError) as exc:
+        parsed = load_ambistory(path, allow_redacted=allow_redacted)
+    except OSError as exc:
         raise CommandError(f"cannot read {path}: {exc}") from exc
-    try:
-        parsed = parse_ambistory(data, allow_redacted=allow_redacted)
     except AmbiStoryFormatError as exc:
         raise CommandError(f"{path}: {exc}") from exc
     out = []

@@ -73,10 +73,39 @@ def test_score_rejects_bad_files_naming_the_id_or_line(tmp_path, name):
     assert not out.exists()
 
 
-def test_ensure_researcher_creates_a_staff_login_once(capsys, django_user_model):
-    call_command("ensure_researcher", "--username", "lab", "--password", "pw-123456")
+def test_ensure_researcher_creates_a_staff_login_once(capsys, django_user_model, settings):
+    settings.DEBUG = False
+    call_command("ensure_researcher", "--username", "lab", "--password", "Grau-Wal-7-Nebel")
     call_command("ensure_researcher", "--username", "lab", "--password", "other")
     out = capsys.readouterr().out
-    assert "lab / pw-123456 (created)" in out and "exists" in out
+    assert "lab (created with the given password)" in out and "exists" in out
+    assert "Grau-Wal-7-Nebel" not in out  # a stored password is never printed
     user = django_user_model.objects.get(username="lab")
-    assert user.is_staff and user.check_password("pw-123456")
+    assert user.is_staff and not user.is_superuser
+    assert user.check_password("Grau-Wal-7-Nebel")
+
+
+def test_ensure_researcher_refuses_a_weak_password_in_production(django_user_model, settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="password refused: .*too short"):
+        call_command("ensure_researcher", "--username", "lab", "--password", "pw-1")
+    assert not django_user_model.objects.filter(username="lab").exists()
+
+
+def test_ensure_researcher_generates_a_password_shown_once(
+    capsys, django_user_model, settings, monkeypatch
+):
+    settings.DEBUG = False
+    monkeypatch.delenv("AMBISITE_PASSWORD", raising=False)
+    call_command("ensure_researcher", "--username", "lab")
+    out = capsys.readouterr().out
+    password = out.split("lab / ", 1)[1].split(" ", 1)[0]
+    assert len(password) >= 20 and "shown only this once" in out
+    assert django_user_model.objects.get(username="lab").check_password(password)
+
+
+def test_ensure_researcher_keeps_the_demo_login_with_debug(capsys, django_user_model, settings):
+    settings.DEBUG = True
+    call_command("ensure_researcher", "--username", "demo")
+    assert "demo / ambisite-demo (created, demo)" in capsys.readouterr().out
+    assert django_user_model.objects.get(username="demo").check_password("ambisite-demo")

@@ -1,0 +1,188 @@
+"""Benchmark: Django queries and CPU per rated item on the participant path, in-process.
+
+Creates a scratch database (PostgreSQL ``<name>_bench_rating`` when DATABASE_URL points to
+PostgreSQL, else a scratch SQLite file under var/), opens a study of 40 setups x 6 samples
+with 30 samples + 1 attention check per participant, and walks participants through the real
+flow with Django's test client as a browser would (arrival link, consent, qualification,
+31 items; every redirect followed). It prints, per rated item (the rating POST plus the page
+that follows it):
+
+* SQL queries (counted with ``CaptureQueriesContext`` for one participant), and
+* CPU milliseconds of the process (``time.process_time``) over ``--participants`` more,
+  with query logging off,
+
+and the same for one arrival (link to the first item page). Run it with DEBUG=0 so the
+production template loader and settings are used:
+
+    DEBUG=0 SECRET_KEY=bench python bench/rating_path.py [--participants 20] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SETUPS = 40
+PER_PARTICIPANT = 30
+
+
+def scratch_database_url() -> str:
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith(("postgres://", "postgresql://")):
+        import psycopg
+        from dj_database_url import parse
+
+        name = f"{parse(url)['NAME']}_bench_rating"
+        admin = url.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return url.rsplit("/", 1)[0] + "/" + name
+    path = ROOT / "var" / "bench_rating.sqlite3"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    return f"sqlite:///{path}"
+
+
+def setup_django(url: str) -> None:
+    os.environ["DATABASE_URL"] = url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
+    os.environ.setdefault("STUDY_RATE_PER_IP", "0")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def make_study():
+    from tests.studies.helpers import open_study
+
+    return open_study(SETUPS, per_participant=PER_PARTICIPANT, ratings=5, checks=1, slug="bench")
+
+
+def arrive(client, study, pid: str):
+    """The arrival link, consent (when the site has it) and the qualification test; returns
+    the response of the first item page."""
+    from django.urls import NoReverseMatch, reverse
+
+    url = f"/s/{study.slug}/?PROLIFIC_PID={pid}&STUDY_ID=st&SESSION_ID=se"
+    page = client.get(url, follow=True)
+    try:
+        consent = reverse("participate:consent", args=[study.slug])
+    except NoReverseMatch:  # the flow before consent was a POST
+        consent = None
+    if consent:
+        token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
+        data = {"pid": pid, "study_id": "st", "session_id": "se", "token": token}
+        client.post(consent, data, follow=True)
+    answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
+    return client.post(f"/s/{study.slug}/qualification/", answers, follow=True)
+
+
+def position(response) -> int | None:
+    match = re.search(
+        r"/rate/(\d+)/$", response.redirect_chain[-1][0] if response.redirect_chain else ""
+    )
+    if match:
+        return int(match.group(1))
+    found = re.search(r'data-position="(\d+)"', response.content.decode())
+    return int(found.group(1)) if found else None
+
+
+def rate_all(client, study, first, checks, on_item) -> int:
+    """Answer every item, one POST per item with redirects followed; ``on_item`` wraps each."""
+    response, n = first, 0
+    pos = position(response)
+    while pos is not None:
+        url = f"/s/{study.slug}/rate/{pos}/"
+        data = {"score": checks.get(pos, 3), "comment": ""}
+        response = on_item(lambda url=url, data=data: client.post(url, data, follow=True))
+        n += 1
+        pos = position(response)
+    assert b"DONE" in response.content or b"completion" in response.content.lower(), "not done"
+    return n
+
+
+def checks_of(pid: str) -> dict[int, int]:
+    from studies.models import AttentionAnswer
+
+    rows = AttentionAnswer.objects.filter(participant__prolific_pid=pid)
+    return {a.position: a.question.expected for a in rows.select_related("question")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--participants", type=int, default=20)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    args = parser.parse_args()
+    url = scratch_database_url()
+    setup_django(url)
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    study = make_study()
+    # queries, one participant
+    client = Client()
+    with CaptureQueriesContext(connection) as arrival_q:
+        first = arrive(client, study, f"{1:024x}")
+    arrival_queries = len(arrival_q.captured_queries)  # read now: the log is a ring buffer
+    per_item: list[int] = []
+
+    def counted(call):
+        with CaptureQueriesContext(connection) as q:
+            response = call()
+        per_item.append(len(q.captured_queries))
+        return response
+
+    rate_all(client, study, first, checks_of(f"{1:024x}"), counted)
+    # CPU, more participants, no query logging
+    cpu_item: list[float] = []
+    cpu_arrival: list[float] = []
+
+    def timed(call):
+        t0 = time.process_time()
+        response = call()
+        cpu_item.append((time.process_time() - t0) * 1000)
+        return response
+
+    for n in range(2, 2 + args.participants):
+        client = Client()
+        t0 = time.process_time()
+        first = arrive(client, study, f"{n:024x}")
+        cpu_arrival.append((time.process_time() - t0) * 1000)
+        rate_all(client, study, first, checks_of(f"{n:024x}"), timed)
+    vendor = connection.vendor
+    print(f"database: {vendor}; DEBUG={settings.DEBUG}; {len(cpu_item)} items timed")
+    print(
+        f"arrival (link to first item): {arrival_queries} queries, "
+        f"{statistics.median(cpu_arrival):.1f} ms CPU (median)"
+    )
+    print(
+        f"per rated item (POST + next page): {statistics.mean(per_item):.1f} queries "
+        f"(min {min(per_item)}, max {max(per_item)}), "
+        f"{statistics.median(cpu_item):.2f} ms CPU median, {statistics.mean(cpu_item):.2f} mean"
+    )
+    connection.close()
+    if not args.keep and url.startswith("postgres"):
+        import psycopg
+
+        admin = url.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}"')
+
+
+if __name__ == "__main__":
+    main()

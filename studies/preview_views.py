@@ -1,0 +1,93 @@
+"""Staff preview of the participant flow (``/studies/<pk>/preview/``): the same pages a
+participant sees, for a draft or open study, built from reads only. Nothing is stored: no
+participant, rater, rating, slot or attention answer, so the study's counts do not move."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from ambisite.access import researcher_required
+
+from . import defaults, selectors
+from .forms import QualificationForm, RatingForm
+from .models import Study
+
+
+def _study(pk: int) -> Study:
+    return get_object_or_404(Study, pk=pk)
+
+
+def _ctx(study: Study, **extra) -> dict:
+    return {"study": study, "preview": True, **extra}
+
+
+@researcher_required
+def welcome(request: HttpRequest, pk: int) -> HttpResponse:
+    study = _study(pk)
+    n_items = study.samples_per_participant + study.attention_checks_per_batch
+    ctx = _ctx(study, n_items=n_items, estimate=selectors.duration_estimate(study))
+    return render(request, "studies/welcome.html", ctx)
+
+
+@researcher_required
+def guidelines(request: HttpRequest, pk: int) -> HttpResponse:
+    return render(request, "studies/guidelines.html", _ctx(_study(pk)))
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def qualification(request: HttpRequest, pk: int) -> HttpResponse:
+    """The qualification test; a POST grades the answers and says the outcome, storing
+    nothing."""
+    study = _study(pk)
+    questions = list(study.check_questions.filter(in_qualification=True))
+    form = QualificationForm(request.POST or None, questions=questions)
+    if request.method == "POST" and form.is_valid():
+        answers = form.answers()
+        if all(q.accepts(answers[q.pk]) for q in questions):
+            return redirect("studies:preview_rate", study.pk, 0)
+        code = study.screenout_code
+        ctx = _ctx(study, code=code, url=study.completion_url(code))
+        return render(request, "studies/screened_out.html", ctx)
+    ctx = _ctx(study, form=form, scale=defaults.SCALE, scale_intro=defaults.SCALE_INTRO)
+    return render(request, "studies/qualification.html", ctx)
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def rate(request: HttpRequest, pk: int, pos: int) -> HttpResponse:
+    """One item of a sample batch; Next checks the form and moves on without saving."""
+    study = _study(pk)
+    items = selectors.preview_items(study)
+    if not 0 <= pos < len(items):
+        return redirect("studies:preview_done", study.pk)
+    form = RatingForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        if pos + 1 < len(items):
+            return redirect("studies:preview_rate", study.pk, pos + 1)
+        return redirect("studies:preview_done", study.pk)
+    ctx = _ctx(
+        study,
+        item=items[pos],
+        form=form,
+        pos=pos,
+        total=len(items),
+        finished=pos,
+        ui=defaults.UI,
+        scale=defaults.SCALE,
+        scale_intro=defaults.SCALE_INTRO,
+        back=pos - 1 if pos > 0 else None,
+        seconds_left=study.time_limit_minutes * 60,
+    )
+    return render(request, "studies/rate.html", ctx)
+
+
+@researcher_required
+def done(request: HttpRequest, pk: int) -> HttpResponse:
+    study = _study(pk)
+    code = study.completion_code
+    return render(
+        request, "studies/done.html", _ctx(study, code=code, url=study.completion_url(code))
+    )

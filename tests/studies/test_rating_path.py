@@ -1,0 +1,64 @@
+"""The rating path's cost: one POST per item answering 303 straight to the next item, a
+bounded number of SQL queries, and no session row read or written."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from studies.models import Participant
+
+from .helpers import open_study
+from .test_participant_views import arrive, qualify_by_post
+
+pytestmark = pytest.mark.django_db
+
+POST_QUERIES = 8  # participant; lock, batch rows, slot CAS, rating upsert (+ finish);
+# plus the savepoint pair the test's transaction turns BEGIN/COMMIT into
+GET_QUERIES = 3  # participant, batch rows, the item with the own answer
+
+
+def _walk(client, study):
+    participant = Participant.objects.get()
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    pos, costs = 0, []
+    while True:
+        url = reverse("participate:rate", args=[study.slug, pos])
+        with CaptureQueriesContext(connection) as post_q:
+            response = client.post(url, {"score": checks.get(pos, 3), "comment": ""})
+        assert response.status_code == 303
+        location = response["Location"]
+        if location == reverse("participate:done", args=[study.slug]):
+            costs.append((len(post_q), None))
+            return costs
+        assert location == reverse("participate:rate", args=[study.slug, pos + 1])
+        with CaptureQueriesContext(connection) as get_q:
+            page = client.get(location)
+        assert page.status_code == 200
+        costs.append((len(post_q), len(get_q)))
+        pos += 1
+
+
+def test_each_rated_item_is_one_post_answering_303_to_the_next_item_in_few_queries(client):
+    study = open_study(8, per_participant=6, ratings=2, checks=1)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    costs = _walk(client, study)
+    assert len(costs) == 7
+    assert max(post for post, _ in costs) <= POST_QUERIES, costs
+    assert max(get for _, get in costs if get is not None) <= GET_QUERIES, costs
+    assert Participant.objects.get().status == "finished"
+
+
+def test_a_participant_session_never_touches_the_session_table(client):
+    study = open_study()
+    arrive(client, study)
+    qualify_by_post(client, study)
+    with CaptureQueriesContext(connection) as queries:
+        _walk(client, study)
+    assert not any("django_session" in q["sql"] for q in queries.captured_queries)
+    assert not Session.objects.exists()
+    assert "sessionid" not in client.cookies
