@@ -23,10 +23,40 @@ class JSONParamsField(forms.CharField):
         return parsed
 
 
+# What a new user needs to know before choosing a backend; the default runs with no model.
+DEFAULT_BACKEND = "constant"
+BACKEND_NOTES = {
+    "constant": "majority-label baseline (4), needs no model",
+    "random": "seeded random baseline, needs no model",
+    "embedding": "MiniLM similarity, needs the local MiniLM files and a fit_split",
+    "crossencoder": "needs a trained model: model=<id> or path=<directory>",
+    "biencoder": "needs a trained model: model=<id> or path=<directory>",
+    "quality": "stacked predictor, needs a saved one (path/model) or a fit_split",
+    "openai_chat": "needs an OpenAI-compatible server and a model name",
+    "hf_causal": "needs a local model directory: model_path=<directory>",
+}
+
+
+def backend_choices() -> list[tuple[str, str]]:
+    """The registry's backends, the ones that need nothing first, each with what it needs."""
+    names = sorted(registry(), key=lambda name: (name != DEFAULT_BACKEND, name != "random", name))
+    return [(n, f"{n} — {BACKEND_NOTES[n]}" if n in BACKEND_NOTES else n) for n in names]
+
+
+def default_split() -> Split | None:
+    """The split a new run starts on: the first dev split (it has ratings), else the first."""
+    splits = Split.objects.order_by("id")
+    return splits.filter(name="dev").first() or splits.first()
+
+
 class RunForm(forms.Form):
+    prefix = "run"
+
     name = forms.CharField(max_length=200, required=False)
-    backend = forms.ChoiceField()
-    split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
+    backend = forms.ChoiceField(initial=DEFAULT_BACKEND)
+    split = forms.ModelChoiceField(
+        queryset=Split.objects.select_related("dataset"), empty_label=None
+    )
     params = JSONParamsField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"seed": 1}'}),
@@ -35,10 +65,14 @@ class RunForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["backend"].choices = [(name, name) for name in sorted(registry())]
+        self.fields["backend"].choices = backend_choices()
+        if not self.is_bound:
+            self.fields["split"].initial = default_split()
 
 
 class TrainForm(forms.Form):
+    prefix = "train"
+
     name = forms.CharField(max_length=200, required=False)
     kind = forms.ChoiceField(
         choices=TrainedModel.Kind.choices,
@@ -73,6 +107,8 @@ class DeriveForm(forms.Form):
         ("split", "on the fit runs (another split)"),
         ("none", "not fitted: use params"),
     ]
+
+    prefix = "derive"
 
     name = forms.CharField(max_length=200, required=False)
     kind = forms.ChoiceField(choices=KINDS)

@@ -151,6 +151,27 @@ def run_claim(run_id: int, worker: str) -> bool:
     return bool(claimed)
 
 
+def heartbeat_is_fresh(run: ModelRun) -> bool:
+    return run.heartbeat_at is not None and run.heartbeat_at >= timezone.now() - stale_after()
+
+
+def run_is_stopping(run: ModelRun) -> bool:
+    """A run cancelled while a live worker was on it, until that worker has stopped: its
+    last batch may still add predictions (``finished_at`` is set when the worker stops)."""
+    return (
+        run.status == ModelRun.Status.CANCELLED
+        and run.finished_at is None
+        and heartbeat_is_fresh(run)
+    )
+
+
+def run_stopped(run_id: int) -> None:
+    """The worker confirms a cancel: the final count, and the time it stopped."""
+    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.CANCELLED, finished_at=None).update(
+        done=Prediction.objects.filter(run_id=run_id).count(), finished_at=timezone.now()
+    )
+
+
 def still_mine(run_id: int, worker: str) -> bool:
     """False once the run was cancelled (or taken over), checked between batches."""
     return ModelRun.objects.filter(
@@ -261,6 +282,7 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
             todo = stories_together(todo, group)
         for batch in batches(todo, backend.batch_size, group_of=group):
             if not still_mine(run_id, worker):
+                run_stopped(run_id)
                 return ModelRun.objects.get(pk=run_id)
             outputs = backend.predict_batch([row.sample for row in batch])
             done = write_batch(run_id, batch, outputs)
@@ -269,6 +291,7 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
     except Exception as exc:  # the run records why it failed; the worker lives on
         log.exception("run %s failed", run_id)  # the full traceback goes to the log only
         run_fail(run_id, short_error(exc))
+    run_stopped(run_id)  # cancelled during the last batch (or while failing)
     return ModelRun.objects.get(pk=run_id)
 
 

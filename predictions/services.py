@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotations.models import Rater, Rating, Split
@@ -114,10 +115,19 @@ def run_create(
 
 @transaction.atomic
 def run_cancel(*, run: ModelRun) -> ModelRun:
-    """Stop a queued or running run; the worker stops before its next batch."""
-    ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE).update(
-        status=ModelRun.Status.CANCELLED, finished_at=timezone.now()
-    )
+    """Stop a queued or running run; the worker stops before its next batch.
+
+    A queued run, or one whose worker has gone silent, is finished at once; a run with a
+    live worker stays unfinished (``finished_at`` empty) until that worker stops and writes
+    the final count (:func:`predictions.runner.run_stopped`).
+    """
+    from .runner import stale_after
+
+    now = timezone.now()
+    live = Q(status=ModelRun.Status.RUNNING, heartbeat_at__gte=now - stale_after())
+    active = ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE)
+    active.filter(live).update(status=ModelRun.Status.CANCELLED, finished_at=None)
+    active.update(status=ModelRun.Status.CANCELLED, finished_at=now)
     run.refresh_from_db()
     return run
 

@@ -14,14 +14,19 @@ from .backends import UnknownBackend
 from .forms import DeriveForm, RunForm, TrainForm
 from .models import ModelRun, TrainedModel
 from .postprocess import run_derive
+from .runner import run_is_stopping
 from .services import run_cancel, run_create, run_retry
 from .training import trained_model_create
 
 
 def progress_of(run: ModelRun) -> dict:
+    """The run's progress; ``finished`` only once a cancelled run's worker has stopped too
+    (``stopping`` until then), so that the page shows the final count."""
+    stopping = run_is_stopping(run)
     return {
         "id": run.pk,
         "status": run.status,
+        "stopping": stopping,
         "done": run.done,
         "total": run.total,
         "percent": round(run.percent, 1),
@@ -29,22 +34,27 @@ def progress_of(run: ModelRun) -> dict:
         "eta_seconds": run.eta_seconds,
         "error": run.error,
         "scores": run.scores,
-        "finished": run.status not in ModelRun.ACTIVE,
+        "finished": run.status not in ModelRun.ACTIVE and not stopping,
     }
+
+
+def _run_list(request: HttpRequest, *, form: RunForm | None = None, status: int = 200):
+    """The list page with its three forms (each with its own prefix: ids never repeat)."""
+    page = Paginator(ModelRun.objects.with_split().order_by("-created_at", "-id"), 50)
+    context = {
+        "page": page.get_page(request.GET.get("page")),
+        "form": form or RunForm(),
+        "train_form": TrainForm(),
+        "derive_form": DeriveForm(),
+        "trained": TrainedModel.objects.select_related("split__dataset")[:20],
+    }
+    return render(request, "predictions/run_list.html", context, status=status)
 
 
 @researcher_required
 @require_GET
 def run_list(request: HttpRequest) -> HttpResponse:
-    page = Paginator(ModelRun.objects.with_split().order_by("-created_at", "-id"), 50)
-    context = {
-        "page": page.get_page(request.GET.get("page")),
-        "form": RunForm(),
-        "train_form": TrainForm(),
-        "derive_form": DeriveForm(),
-        "trained": TrainedModel.objects.select_related("split__dataset")[:20],
-    }
-    return render(request, "predictions/run_list.html", context)
+    return _run_list(request)
 
 
 @researcher_required
@@ -65,16 +75,15 @@ def run_start(request: HttpRequest) -> HttpResponse:
             form.add_error("params", str(exc))
         else:
             return redirect("runs:detail", run.pk)
-    page = Paginator(ModelRun.objects.with_split(), 50).get_page(1)
-    context = {"page": page, "form": form, "train_form": TrainForm(), "derive_form": DeriveForm()}
-    return render(request, "predictions/run_list.html", context, status=400)
+    return _run_list(request, form=form, status=400)
 
 
 @researcher_required
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(ModelRun.objects.with_split(), pk=pk)
-    return render(request, "predictions/run_detail.html", {"run": run})
+    context = {"run": run, "progress": progress_of(run)}
+    return render(request, "predictions/run_detail.html", context)
 
 
 @researcher_required
@@ -87,7 +96,10 @@ def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
 @require_POST
 def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
     run = run_cancel(run=get_object_or_404(ModelRun, pk=pk))
-    messages.info(request, f"Run {run.pk} is {run.status}.")
+    if run_is_stopping(run):
+        messages.info(request, f"Run {run.pk}: cancel requested; it stops after this batch.")
+    else:
+        messages.info(request, f"Run {run.pk} is {run.status}.")
     return redirect("runs:detail", run.pk)
 
 

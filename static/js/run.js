@@ -1,4 +1,6 @@
 // Run detail: poll the run's progress endpoint and update the bar until the run finishes.
+// A cancelled run is finished only once its worker has stopped (the last batch may still
+// add predictions): the page keeps polling while the progress says "stopping".
 (function () {
   "use strict";
   var box = document.getElementById("run-progress");
@@ -6,10 +8,16 @@
   var bar = document.getElementById("run-bar");
   bar.style.width = (parseFloat(bar.dataset.percent) || 0) + "%";  // no inline style (CSP)
   var url = box.dataset.url;
-  var active = { queued: true, running: true };
-  if (!active[box.dataset.status]) { return; }
+  if (box.dataset.finished === "1") { return; }
 
   function text(id, value) { document.getElementById(id).textContent = value; }
+
+  // One optional part of the "n / total samples · rate · time left" line: hidden when empty,
+  // so that no separator is left dangling.
+  function part(id, value) {
+    text(id, value);
+    document.getElementById(id + "-part").hidden = !value;
+  }
 
   function show(p) {
     document.getElementById("run-bar").style.width = p.percent + "%";
@@ -18,8 +26,9 @@
     text("run-total", p.total);
     text("run-status", p.status.charAt(0).toUpperCase() + p.status.slice(1));
     document.getElementById("run-status").className = "status " + p.status;
-    text("run-rate", p.rate ? p.rate.toFixed(1) + " samples/s" : "–");
-    text("run-eta", p.eta_seconds === null ? "" : Math.round(p.eta_seconds) + " s left");
+    document.getElementById("run-stopping").hidden = !p.stopping;
+    part("run-rate", p.rate ? p.rate.toFixed(1) + " samples/s" : "");
+    part("run-eta", p.eta_seconds === null ? "" : Math.round(p.eta_seconds) + " s left");
     var error = document.getElementById("run-error");
     error.hidden = !p.error;
     error.textContent = p.error;

@@ -350,8 +350,8 @@ def test_a_bad_json_body_is_a_400_naming_the_problem(api, small_split, body, wor
 )
 def test_bad_run_parameters_on_the_site_are_a_form_error(researcher_client, small_split, params):
     before = counts()
-    data = {"name": "x", "backend": "random", "split": small_split.pk, "params": params}
-    response = researcher_client.post("/runs/start/", data)
+    data = {"run-name": "x", "run-backend": "random", "run-split": small_split.pk}
+    response = researcher_client.post("/runs/start/", {**data, "run-params": params})
     assert response.status_code == 400
     assert b"the parameters" in response.content
     assert counts() == before

@@ -79,6 +79,7 @@ def test_it_stops_between_batches_when_the_run_is_cancelled():
     run = run_execute(make_run(split, backend="cancelling").pk)
     assert run.status == ModelRun.Status.CANCELLED
     assert len(RecordingBackend.seen) == 1 and run.predictions.count() == 5
+    assert run.finished_at is not None and run.done == 5  # the worker confirmed the cancel
 
 
 def test_it_records_the_error_and_keeps_the_batches_done_before_a_failure():

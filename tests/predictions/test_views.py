@@ -18,6 +18,11 @@ def split():
     return small_split()
 
 
+def prefixed(prefix: str, **fields) -> dict:
+    """A form's POST data under its prefix (the list page's three forms each have one)."""
+    return {f"{prefix}-{name}": value for name, value in fields.items()}
+
+
 def queued_run(split, **fields) -> ModelRun:
     return ModelRun.objects.create(name="r", backend="random", split=split, total=24, **fields)
 
@@ -42,7 +47,7 @@ def test_it_lists_runs_with_their_scores(researcher_client, split):
 def test_it_starts_a_run_from_the_site_and_queues_it(
     researcher_client, researcher, split, django_capture_on_commit_callbacks
 ):
-    form = {"name": "seeded", "backend": "random", "split": split.pk, "params": '{"seed": 4}'}
+    form = prefixed("run", name="seeded", backend="random", split=split.pk, params='{"seed": 4}')
     with django_capture_on_commit_callbacks() as callbacks:
         response = researcher_client.post(reverse("runs:start"), form)
     run = ModelRun.objects.get()
@@ -65,7 +70,7 @@ def test_it_starts_a_run_from_the_site_and_queues_it(
     ],
 )
 def test_it_refuses_a_bad_run_and_says_why(researcher_client, split, backend, params, problem):
-    form = {"backend": backend, "split": split.pk, "params": params}
+    form = prefixed("run", backend=backend, split=split.pk, params=params)
     response = researcher_client.post(reverse("runs:start"), form)
     assert response.status_code == 400 and problem in response.content.decode()
     assert not ModelRun.objects.exists()
@@ -110,7 +115,9 @@ def test_it_queues_a_training_job_from_the_site(
     with django_capture_on_commit_callbacks() as callbacks:
         researcher_client.post(
             reverse("runs:train"),
-            {"split": split.pk, "kind": "biencoder", "params": '{"epochs": 1, "limit": 16}'},
+            prefixed(
+                "train", split=split.pk, kind="biencoder", params='{"epochs": 1, "limit": 16}'
+            ),
         )
     model = TrainedModel.objects.get()
     assert model.status == "queued" and model.params == {"epochs": 1, "limit": 16}
@@ -126,12 +133,14 @@ def test_it_derives_a_stacked_run_from_the_site_and_refuses_fitting_on_scored_sa
     from predictions.runner import run_execute
 
     a, b = (run_execute(queued_run(split, params={"seed": s}).pk) for s in (1, 2))
-    form = {"kind": "stack", "sources": f"{a.pk}, {b.pk}", "fit": "oof", "params": ""}
+    form = prefixed("derive", kind="stack", sources=f"{a.pk}, {b.pk}", fit="oof", params="")
     response = researcher_client.post(reverse("runs:derive"), form)
     derived = ModelRun.objects.get(backend="derived:stack")
     assert response.url == reverse("runs:detail", args=[derived.pk])
     assert derived.fitted_on["grouped_by"] == "homonym" and derived.scores["total"] == 24
-    form = {"kind": "calibrate", "sources": str(a.pk), "fit": "split", "fit_sources": str(b.pk)}
+    form = prefixed(
+        "derive", kind="calibrate", sources=str(a.pk), fit="split", fit_sources=str(b.pk)
+    )
     page = researcher_client.post(reverse("runs:derive"), form, follow=True).content.decode()
     assert "split being scored" in page
     assert ModelRun.objects.filter(backend__startswith="derived:").count() == 1
