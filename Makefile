@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: install install-dev install-ml env browser demo serve worker test lint bench migrations-check clean
+.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test lint bench migrations-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ demo: install .env
 
 serve: install
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+# Production server (docs/deployment.md): collected static files and gunicorn with the repo's
+# config (ambisite/gunicorn.conf.py) on $(HOST):$(PORT), DEBUG=0. SECRET_KEY (and the rest of
+# .env.example) must come from the environment or .env; run `manage.py migrate` first.
+serve-prod: install
+	DEBUG=0 $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+	DEBUG=0 GUNICORN_BIND=$(HOST):$(PORT) $(BIN)/gunicorn -c ambisite/gunicorn.conf.py
 
 worker: install
 	$(BIN)/celery -A ambisite worker --loglevel=info --concurrency=1

@@ -9,7 +9,23 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.template import Context, loader
 
+from .health import HEALTH_PATH, healthz
+
 logger = logging.getLogger(__name__)
+
+class HealthCheckMiddleware:
+    """``GET /healthz`` is answered here, before any other middleware: a container probe or
+    a load balancer calls it by IP over plain HTTP, which host validation (ALLOWED_HOSTS)
+    and the HTTPS redirect would otherwise refuse. The answer says nothing but "ok"."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info == HEALTH_PATH and request.method in ("GET", "HEAD"):
+            return healthz(request)
+        return self.get_response(request)
+
 
 NUL_MESSAGE = "The address holds a NUL character (%00), which is never valid here."
 

@@ -90,9 +90,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "ambisite.middleware.HealthCheckMiddleware",
     "ambisite.middleware.RefuseNulMiddleware",
     "ambisite.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -186,7 +188,28 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
+# Static files are served by WhiteNoise from every web process (docs/deployment.md). With
+# STATIC_MANIFEST on (the default when DEBUG=0) templates link the hashed, gzip-compressed
+# copies that `manage.py collectstatic` writes to STATIC_ROOT (the Dockerfile and `make
+# serve-prod` run it), which browsers may cache for ever; a page rendered before
+# collectstatic has run fails loudly. Off (DEBUG=1, STATIC_MANIFEST=0, and the tests, which
+# pytest-django runs with DEBUG=0 but never collect), templates link the plain names and
+# WhiteNoise finds the files in static/ and the apps' folders at request time.
+TESTING = "pytest" in sys.modules
+STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG and not TESTING)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "ambisite.storage.StaticStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+# Look files up per request only where the set can change under a running process (DEBUG,
+# the tests); otherwise WhiteNoise indexes them once at start-up.
+WHITENOISE_AUTOREFRESH = DEBUG or TESTING
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 ARTIFACT_ROOT = Path(os.environ.get("ARTIFACT_ROOT", VAR_DIR / "artifacts"))

@@ -126,9 +126,13 @@ def main() -> None:
 
     url = rating_path.scratch_database_url()
     rating_path.setup_django(url)
+    from django.core.management import call_command
     from django.db import connections
 
     from studies.models import CheckQuestion
+
+    # DEBUG=0 serves the collected, hashed static files (WhiteNoise), as in production
+    call_command("collectstatic", interactive=False, verbosity=0)
     from tests.studies.helpers import open_study
 
     study = open_study(args.setups, per_participant=30, ratings=5, checks=1, slug="load")

@@ -109,6 +109,7 @@ def django_env(database_url: str, **extra: str) -> dict[str, str]:
         SECRET_KEY="faults-test-key",
         STUDY_RATE_PER_IP="0",  # every browser comes from 127.0.0.1
         CACHE_URL="locmem://",
+        STATIC_MANIFEST="0",  # nothing collected: templates link plain static names
         AMBISITE_VAR_DIR=str(Path(tempfile.gettempdir()) / "ambisite-faults-var"),
         PYTHONPATH=str(ROOT),
         DJANGO_SETTINGS_MODULE="ambisite.settings",

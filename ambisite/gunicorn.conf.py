@@ -1,0 +1,60 @@
+"""gunicorn settings for production: ``gunicorn -c ambisite/gunicorn.conf.py``.
+
+Every value can be changed from the environment (docs/deployment.md); a malformed number
+stops gunicorn at start-up.
+
+Why 3 processes x 4 threads by default (on the 2-core machine this is tuned on): a request
+spends much of its time waiting on PostgreSQL, during which its thread releases the GIL, so
+threads keep a process busy; but only one thread of a process runs Python at a time, so at
+least one process per core plus one is needed to keep both cores working while another
+process waits. In the load measurements of issue 10, 3x4 served more rated items per second
+than 2x4 at 50 participants. 12 threads hold at most 12 persistent database connections
+(DB_CONN_MAX_AGE), far below PostgreSQL's default of 100 even with a second web container.
+On a bigger machine start from WEB_CONCURRENCY = cores + 1 and measure (`make bench-load`).
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{name}={raw!r} is not an integer") from None
+
+
+wsgi_app = "ambisite.wsgi:application"
+# Loopback by default: a TLS proxy in front (docs/deployment.md). The container sets
+# GUNICORN_BIND=0.0.0.0:8000 and publishes the port on the host's 127.0.0.1 only.
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
+worker_class = "gthread"
+workers = _int("WEB_CONCURRENCY", 3)
+threads = _int("GUNICORN_THREADS", 4)
+
+# A request running longer than this is a bug (exports stream, model runs go to Celery):
+# its worker is restarted. Graceful stop: requests in flight get this long to finish.
+timeout = _int("GUNICORN_TIMEOUT", 30)
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
+# Idle keep-alive connections from the proxy are held this many seconds.
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+
+# Each worker is replaced after about this many requests (jittered so that they do not all
+# restart at once), which bounds the growth of any slow leak. 0 turns it off.
+max_requests = _int("GUNICORN_MAX_REQUESTS", 5000)
+max_requests_jitter = _int("GUNICORN_MAX_REQUESTS_JITTER", 500)
+
+# The access log costs a write per request; the TLS proxy usually keeps one. 1 turns it on
+# (to stdout).
+accesslog = "-" if os.environ.get("GUNICORN_ACCESS_LOG", "0") not in ("", "0") else None
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
+
+# Worker heartbeats on a memory file system where there is one (a container's /tmp may be
+# an overlay on disk, whose stalls would read as a hung worker).
+if os.path.isdir("/dev/shm"):
+    worker_tmp_dir = "/dev/shm"
