@@ -3,11 +3,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from ambisite.health import healthz
+from ambisite.views import favicon
 from studies.urls import participant_patterns
 
 urlpatterns = [
     # answered by ambisite.middleware.HealthCheckMiddleware first (any Host, plain HTTP)
     path("healthz", healthz, name="healthz"),
+    path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

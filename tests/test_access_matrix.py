@@ -128,6 +128,7 @@ POST_ONLY_SITE = {role: status(405) for role in ROLES}
 RULES: dict[str, dict[str, Callable]] = {
     "login": PUBLIC,
     "healthz": PUBLIC,  # container and load-balancer probe: "ok" or 503, nothing else
+    "favicon": {role: status(200) for role in ROLES},  # the site's icon, for every visitor
     "logout": PUBLIC,  # POST only: 405 to a GET
     "admin:*": ADMIN,
     "admin:login": PUBLIC,
