@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test lint bench migrations-check clean
+.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test lint bench bench-load migrations-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -81,6 +81,13 @@ bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/backends.py
 	$(BIN)/python bench/dashboards.py
 	$(BIN)/python bench/export_memory.py
+
+# AmbiSite and Potato 2.12.1 side by side under one loopback generator (bench/load/run.py; about
+# 15-25 minutes on 2 cores). Needs PostgreSQL; makes its own scratch databases and Potato venv.
+# BENCH_LOAD_ARGS="--participants 50 --tools ambisite" for a shorter run.
+bench-load: $(VENV)/.dev
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ambisite} \
+	  $(BIN)/python bench/load/run.py $(BENCH_LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) var

@@ -1,0 +1,315 @@
+"""``make bench-load``: AmbiSite and Potato 2.12.1 side by side under one loopback generator.
+
+For each participant count (default 50, 200 and 1.2x the study's capacity), AmbiSite and then
+Potato get a fresh study of the same AmbiStory samples and the same browsers (see
+generator.py): Prolific arrival link, every form and redirect followed, scripts and
+stylesheets fetched once per participant, no think time. Printed per run: sustained rated
+items/s (between the 10th and 90th percentile of rating completion times), rating pair
+latency p50/p95/p99, arrivals accepted/refused/errored, HTTP errors, CPU seconds of the web
+server, of PostgreSQL and of the generator (and of everything else on the machine, to show
+the load), AmbiSite's SQL integrity checks, and the ratios AmbiSite/Potato. Results go to
+bench/results/load.json.
+
+Bounded: at most 1000 participants a run, ``--timeout`` s a run; loopback only; every server
+runs in its own process group, killed when its run ends, whatever happens.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/load/run.py \\
+        [--participants 50,200,1.2x] [--tools ambisite,potato] [--workers 3 --threads 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(HERE), str(ROOT)]
+
+import generator  # noqa: E402
+import tool_ambisite  # noqa: E402
+import tool_potato  # noqa: E402
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def free_bind() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def proc_cpu(match) -> float:
+    """CPU seconds (user + system) of the live processes ``match(pid, pgrp, cmdline)`` accepts."""
+    total = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if match(int(pid), int(stat[2]), cmd):
+            total += (int(stat[11]) + int(stat[12])) / HZ
+    return total
+
+
+def machine_cpu() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / HZ
+
+
+class Meter:
+    """CPU split of one run: web (the server's process group), PostgreSQL (backends of the
+    run's database), generator (this process) and the rest of the machine."""
+
+    def __init__(self, server_pgid: int, database: str | None):
+        self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid)
+        self.pg = lambda: (
+            proc_cpu(lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd)
+            if database
+            else 0.0
+        )
+
+    def start(self) -> None:
+        t = os.times()
+        self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
+        self.load0 = os.getloadavg()[0]
+
+    def stop(self) -> dict:
+        t = os.times()
+        now = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
+        web, pg, gen, busy, wall = (b - a for a, b in zip(self.t0, now, strict=True))
+        return {
+            "wall_s": round(wall, 1),
+            "web_s": round(web, 1),
+            "postgresql_s": round(pg, 1),
+            "generator_s": round(gen, 1),
+            "other_s": round(max(0.0, busy - web - pg - gen), 1),
+            "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
+            "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
+        }
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM to the process group, SIGKILL if it lingers."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=20)
+    except ProcessLookupError:
+        pass
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def drive(base: str, first_url: str, profile, participants: int, timeout: int, meter: Meter):
+    asyncio.run(generator.wait_up(first_url))
+    meter.start()
+    stats = asyncio.run(generator.run(base, profile, participants, timeout))
+    return stats, meter.stop()
+
+
+def report(stats: generator.Stats, cpu: dict) -> dict:
+    out = generator.summary(stats)
+    out["arrivals"] = {
+        "accepted": stats.accepted,
+        "refused": stats.refused,
+        "errored": stats.arrival_errors,
+    }
+    out["finished"], out["stopped"] = stats.finished, stats.stopped
+    out["requests"], out["http_errors"] = stats.requests, stats.http_errors
+    out["asset_errors"] = stats.asset_errors
+    out["errors"] = stats.errors[:5]
+    out["cpu"] = cpu
+    n = max(1, out["rated_items"])
+    out["cpu_ms_per_item"] = {
+        k: round(cpu[f"{k}_s"] * 1000 / n, 2) for k in ("web", "postgresql", "generator")
+    }
+    return out
+
+
+def run_ambisite(args, url: str, participants: int, capacity: int) -> dict:
+    run_url = tool_ambisite.fresh_run_database(url, participants)
+    bind = free_bind()
+    log = ROOT / "var" / "bench" / "ambisite-gunicorn.log"
+    server = tool_ambisite.start(run_url, bind, args.workers, args.threads, log)
+    try:
+        meter = Meter(server.pid, run_url.rsplit("/", 1)[1])
+        profile = tool_ambisite.AmbiSiteProfile()
+        first = profile.arrival_url(f"http://{bind}", 0).split("?")[0] + "guidelines/"
+        stats, cpu = drive(f"http://{bind}", first, profile, participants, args.timeout, meter)
+    finally:
+        stop(server)
+    out = report(stats, cpu)
+    out["server"] = f"gunicorn gthread {args.workers}x{args.threads}, DEBUG=0, PostgreSQL"
+    out["integrity"] = tool_ambisite.integrity(
+        run_url, out["rated_items"], stats.refused > 0, capacity
+    )
+    out["integrity"]["ok"] = (
+        out["integrity"]["ok"] and not stats.arrival_errors and not stats.stopped
+    )
+    return out
+
+
+def run_potato(args, samples: dict, participants: int) -> dict:
+    run_dir = tool_potato.prepare(
+        ROOT / "var" / "bench" / "potato" / f"run-{participants}", samples
+    )
+    bind = free_bind()
+    server = tool_potato.start(run_dir, bind, 1, args.potato_threads)
+    try:
+        meter = Meter(server.pid, None)
+        stats, cpu = drive(
+            f"http://{bind}",
+            f"http://{bind}/",
+            tool_potato.PotatoProfile(),
+            participants,
+            args.timeout,
+            meter,
+        )
+    finally:
+        stop(server)
+    out = report(stats, cpu)
+    out["server"] = (
+        f"gunicorn gthread 1x{args.potato_threads} (Potato's deployment), in memory + files"
+    )
+    out["stored"] = tool_potato.stored_ratings(run_dir)
+    return out
+
+
+def counts(spec: str, capacity: int) -> list[int]:
+    found = []
+    for part in spec.split(","):
+        n = round(float(part[:-1]) * capacity) if part.endswith("x") else int(part)
+        if not 1 <= n <= 1000:
+            raise SystemExit(f"participants {n}: must be 1-1000")
+        found.append(n)
+    return found
+
+
+def line(tool: str, n: int, r: dict) -> str:
+    p, a, c = r["pair_ms"], r["arrivals"], r["cpu"]
+    errors = sum(r["http_errors"].values())
+    text = (
+        f"{tool:8} {n:4} | {r['items_per_s'] or 0:7.1f} items/s | pair p50 {p['p50'] or 0:7.0f} "
+        f"p95 {p['p95'] or 0:7.0f} p99 {p['p99'] or 0:7.0f} ms | arrivals {a['accepted']}/"
+        f"{a['refused']}/{a['errored']} | finished {r['finished']} | HTTP errors {errors}"
+        f" (+{sum(r['asset_errors'].values())} assets) | CPU "
+        f"web {c['web_s']} PG {c['postgresql_s']} gen {c['generator_s']} other {c['other_s']} s "
+        f"in {c['wall_s']} s (load {c['load_avg_1m'][0]})"
+    )
+    if "integrity" in r:
+        i = r["integrity"]
+        text += (
+            f"\n{'':14}integrity {'OK' if i['ok'] else 'FAILED'}: "
+            f"over quota {i['samples_over_quota']}"
+            f"/{i['samples_rated_over_quota']}, setup twice {i['setup_twice']}, duplicated "
+            f"{i['duplicated_ratings']}, stored {i['stored']} = acknowledged {i['acknowledged']}"
+            + (
+                f", not exactly at quota {i['samples_not_exactly_at_quota']}"
+                if i["exact_checked"]
+                else ""
+            )
+        )
+    if r.get("stored") is not None:
+        text += f"\n{'':14}Potato stored {r['stored']} ratings for {r['rated_items']} acknowledged"
+    for error in r["errors"][:3]:
+        text += f"\n{'':14}{error}"
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--participants", default="50,200,1.2x", help="counts; Nx = N x capacity")
+    parser.add_argument("--tools", default="ambisite,potato")
+    parser.add_argument("--setups", type=int, default=200, help="study size (x 6 samples)")
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--potato-threads", type=int, default=8)
+    parser.add_argument("--timeout", type=int, default=600, help="seconds per run")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "load.json"))
+    parser.add_argument("--note", default="", help="free text stored with the results")
+    args = parser.parse_args()
+    tools = [t for t in args.tools.split(",") if t]
+    url = os.environ.get("DATABASE_URL", "")
+    if "ambisite" in tools and not url.startswith(("postgres://", "postgresql://")):
+        raise SystemExit("DATABASE_URL must point to PostgreSQL")
+    capacity = args.setups * 6 * tool_ambisite.RATINGS // tool_ambisite.PER_PARTICIPANT
+    plan = counts(args.participants, capacity)
+    data = json.loads((ROOT / "data" / "ambistory" / "train.json").read_text())
+    samples = dict(list(data.items())[: args.setups * 6])
+    if "potato" in tools:
+        tool_potato.ensure_venv()
+    if "ambisite" in tools:
+        tool_ambisite.build_template(url, samples, args.setups)
+    results = {
+        "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "machine": {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()},
+        "note": args.note,
+        "study": {"setups": args.setups, "samples": len(samples), "capacity": capacity},
+        "runs": [],
+    }
+    print(
+        f"study: {len(samples)} samples x 5 ratings, 30 + 1 check per participant; "
+        f"capacity {capacity}"
+    )
+    print(
+        "tool     part |   sustained   | pair latency (rating + next page)  | arrivals acc/ref/err"
+    )
+    try:
+        for n in plan:
+            for tool in tools:
+                r = (
+                    run_ambisite(args, url, n, capacity)
+                    if tool == "ambisite"
+                    else run_potato(args, samples, n)
+                )
+                r["tool"], r["participants"] = tool, n
+                results["runs"].append(r)
+                print(line(tool, n, r), flush=True)
+    finally:
+        if "ambisite" in tools:
+            tool_ambisite.drop_databases(url)
+    results["ratios"] = ratios(results["runs"])
+    for r in results["ratios"]:
+        print(
+            f"AmbiSite/Potato at {r['participants']}: items/s x{r['items_per_s']}, "
+            f"pair p95 x{r['pair_p95']} (target at 200: >= 12 and <= 0.2)"
+        )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"results: {out}")
+    failed = [r for r in results["runs"] if "integrity" in r and not r["integrity"]["ok"]]
+    sys.exit(1 if failed else 0)
+
+
+def ratios(runs: list[dict]) -> list[dict]:
+    by = {(r["tool"], r["participants"]): r for r in runs}
+    found = []
+    for (tool, n), a in by.items():
+        p = by.get(("potato", n))
+        if tool != "ambisite" or p is None or not p["items_per_s"] or not p["pair_ms"]["p95"]:
+            continue
+        found.append(
+            {
+                "participants": n,
+                "items_per_s": round((a["items_per_s"] or 0) / p["items_per_s"], 2),
+                "pair_p95": round((a["pair_ms"]["p95"] or 0) / p["pair_ms"]["p95"], 3),
+            }
+        )
+    return found
+
+
+if __name__ == "__main__":
+    main()
