@@ -47,6 +47,7 @@ def build_template(url: str, samples: dict[str, dict], setups: int) -> None:
     os.environ["DATABASE_URL"] = template
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
     os.environ.setdefault("SECRET_KEY", "bench-load-not-secret")
+    os.environ["DEBUG"] = "0"  # production settings, so that collectstatic writes the manifest
     import django
 
     django.setup()
@@ -59,6 +60,8 @@ def build_template(url: str, samples: dict[str, dict], setups: int) -> None:
     from tests.studies.helpers import open_study
 
     call_command("migrate", verbosity=0, interactive=False)
+    # DEBUG=0 serves the collected, hashed static files (WhiteNoise), as in production
+    call_command("collectstatic", interactive=False, verbosity=0)
     redacted = {sid: {**s, "choices": REDACTED, "average": REDACTED} for sid, s in samples.items()}
     ambistory_import(samples=parse_ambistory(redacted, allow_redacted=True), split="bench")
     if Setup.objects.count() != setups:
