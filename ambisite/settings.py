@@ -15,6 +15,8 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
+from ambisite.llm_endpoints import parse_endpoints
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 # An optional env file (default: .env in the repository root; `make demo` writes a development
@@ -280,6 +282,14 @@ if env_bool("CSP_REPORT_ONLY", False):
 else:
     CONTENT_SECURITY_POLICY = _CSP
 # --- end of the transport/CSP block -------------------------------------------------------
+
+# LLM servers that `openai_chat` runs may use, by name (ambisite/llm_endpoints.py,
+# docs/llm-backends.md): a run gives {"endpoint": name, "model": ...}, never a URL or a key.
+# Unset: none in production; with DEBUG=1 one "local" endpoint, an Ollama on loopback, any model.
+_LLM_DEV_DEFAULT = '{"local": {"base_url": "http://127.0.0.1:11434/v1", "models": ["*"]}}'
+LLM_ENDPOINTS = parse_endpoints(
+    os.environ.get("LLM_ENDPOINTS") or (_LLM_DEV_DEFAULT if DEBUG else "{}")
+)
 
 # Celery: Redis in production and CI; with no broker configured the demo uses kombu's
 # filesystem transport, so a real worker process runs without any extra service.

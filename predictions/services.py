@@ -56,6 +56,7 @@ def run_enqueue(run_id: int) -> None:
     If the broker cannot be reached the run is marked failed with the reason, so that it
     can be retried once the broker is back.
     """
+    from .runner import short_error
     from .tasks import run_model
 
     def send() -> None:
@@ -65,7 +66,7 @@ def run_enqueue(run_id: int) -> None:
             log.exception("could not queue run %s", run_id)
             ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.QUEUED).update(
                 status=ModelRun.Status.FAILED,
-                error=f"could not reach the task broker: {exc}",
+                error=f"could not reach the task broker ({short_error(exc)})"[:300],
                 finished_at=timezone.now(),
             )
 
@@ -85,16 +86,17 @@ def run_create(
     """Create a queued run of ``backend`` over every sample of ``split`` and enqueue it.
 
     The backend name is checked against the registry (``UnknownBackend``) and its parameters
-    by constructing it (``TypeError``/``ValueError``); a ``fit_split`` parameter must name
-    another split of the same dataset (``FitOnScoredSamples``). ``enqueue=False`` leaves the
-    run queued for the caller to execute in-process (``run_model --now``).
+    by constructing it (``TypeError``/``ValueError``; ``ParamError`` names the field, e.g. a
+    ``base_url``, ``api_key`` or ``api_key_env``, which no run may give); a ``fit_split``
+    parameter must name another split of the same dataset (``FitOnScoredSamples``).
+    ``enqueue=False`` leaves the run queued for the caller to execute in-process
+    (``run_model --now``).
     """
-    from .backends import backend_class
+    from .backends import get_backend
     from .runner import FitOnScoredSamples
 
     params = dict(params or {})
-    cls = backend_class(backend)
-    cls(**{k: v for k, v in params.items() if k != "fit_split"})
+    get_backend(backend, **{k: v for k, v in params.items() if k != "fit_split"})
     fit_split = params.get("fit_split")
     if fit_split and fit_split == split.name:
         raise FitOnScoredSamples(f"a run cannot fit on the split it is scored on ({fit_split})")

@@ -7,7 +7,9 @@ arrival time) and the largest number of requests it was serving at the same time
 
     with LLMServer() as server:
         server.script(Reply.rate_limited(retry_after="1"), Reply.text("3"))
-        backend = OpenAIChatBackend(base_url=server.base_url, model="m")
+        # the operator's endpoint "test" points at it (pytest-django's ``settings`` fixture)
+        settings.LLM_ENDPOINTS = {"test": {"base_url": server.base_url, ...}}
+        backend = OpenAIChatBackend(endpoint="test", model="m")
 """
 
 from __future__ import annotations

@@ -31,7 +31,11 @@ class ModelRunSerializer(serializers.ModelSerializer):
 class RunCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, allow_blank=True, default="")
     backend = serializers.CharField(max_length=100, help_text="Registry name of a backend.")
-    params = serializers.DictField(default=dict, help_text="The backend's JSON parameters.")
+    params = serializers.DictField(
+        default=dict,
+        help_text="The backend's JSON parameters. LLM runs name an operator-configured endpoint "
+        '("endpoint", "model"); base_url, api_key and api_key_env are refused.',
+    )
     split = serializers.PrimaryKeyRelatedField(
         queryset=Split.objects.all(), help_text="Id of the split to predict (see /splits/)."
     )

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from annotations.api.base import ReadOnlyViewSet
 from annotations.api.parsers import SafeJSONParser
-from predictions.backends import UnknownBackend
+from predictions.backends import ParamError, UnknownBackend
 from predictions.evaluation import ScoringError
 from predictions.importers import (
     TooLarge,
@@ -47,6 +47,8 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
         parsed.is_valid(raise_exception=True)
         try:
             run = run_create(**parsed.validated_data, created_by=request.user)
+        except ParamError as error:  # names the field: {"params": ["params.base_url: ..."]}
+            return Response({"params": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
         except (UnknownBackend, TypeError, ValueError) as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.utils.module_loading import import_string
 
-from .base import PredictionOutput, PredictorBackend
+from .base import ParamError, PredictionOutput, PredictorBackend
 
 BUILTIN: dict[str, str] = {
     "random": "predictions.backends.baselines.RandomBackend",
@@ -23,8 +23,25 @@ BUILTIN: dict[str, str] = {
 }
 
 
+# Where a model server is and how to authenticate is the operator's choice (settings
+# LLM_ENDPOINTS), never a run's: a URL or an environment variable's name in a run's params
+# would let a staff account send the server's secrets anywhere.
+CONNECTION_PARAMS = ("base_url", "api_key", "api_key_env")
+
+
 class UnknownBackend(LookupError):
     pass
+
+
+def refuse_connection_params(params: dict) -> None:
+    """ParamError for the first of :data:`CONNECTION_PARAMS` in ``params``, for any backend."""
+    for field in CONNECTION_PARAMS:
+        if field in params:
+            raise ParamError(
+                field,
+                "not allowed: LLM servers and their keys are set by the operator "
+                '(LLM_ENDPOINTS); name one with "endpoint" (docs/llm-backends.md)',
+            )
 
 
 def registry() -> dict[str, str]:
@@ -41,14 +58,21 @@ def backend_class(name: str) -> type[PredictorBackend]:
 
 
 def get_backend(name: str, **params) -> PredictorBackend:
-    return backend_class(name)(**params)
+    """The backend ``name`` built with ``params``: every run, command and check builds its
+    backend here, so the parameter rules hold everywhere."""
+    cls = backend_class(name)
+    refuse_connection_params(params)
+    return cls(**params)
 
 
 __all__ = [
+    "CONNECTION_PARAMS",
+    "ParamError",
     "PredictionOutput",
     "PredictorBackend",
     "UnknownBackend",
     "backend_class",
     "get_backend",
+    "refuse_connection_params",
     "registry",
 ]

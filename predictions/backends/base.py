@@ -15,6 +15,15 @@ from dataclasses import dataclass
 SampleDict = dict
 
 
+class ParamError(ValueError):
+    """A run parameter a backend refuses; the message starts with ``params.<field>``, so
+    that forms, the API and the commands say which field is at fault."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"params.{field}: {message}")
+        self.field = field
+
+
 @dataclass(frozen=True)
 class PredictionOutput:
     score: float

@@ -1,13 +1,12 @@
 """An OpenAI-compatible chat-completions backend (OpenAI, vLLM, Ollama, llama.cpp server).
 
-Run parameters (all optional except ``model``, which may also come from the environment):
+The server is one of the operator's named endpoints (the ``LLM_ENDPOINTS`` setting, read when
+the backend is built): a run names it and a model the endpoint allows, and can give neither a
+URL nor a key nor the name of an environment variable. Run parameters:
 
-``base_url``        server root ending in ``/v1`` (env ``AMBISITE_LLM_BASE_URL`` or
-                    ``OPENAI_BASE_URL``; default ``https://api.openai.com/v1``)
-``model``           model name (env ``AMBISITE_LLM_MODEL``)
-``api_key``         key; better left out of the run's stored params and set in the environment
-                    (``api_key_env`` names the variable; default ``AMBISITE_LLM_API_KEY`` then
-                    ``OPENAI_API_KEY``). Local servers need none.
+``endpoint``        name of a configured endpoint (required)
+``model``           model name as the server knows it (required; the endpoint's ``models``
+                    list must allow it)
 ``prompt``          prompt id (default ``ambistory-b3-zeroshot-v1``); a comparative prompt
                     scores both senses of a story in one call
 ``logprobs``        ask for token log-probabilities and use the expected value over 1-5
@@ -15,9 +14,13 @@ Run parameters (all optional except ``model``, which may also come from the envi
 ``max_concurrency`` requests in flight at once (default 4)
 ``max_retries``, ``backoff_base``, ``backoff_max``, ``retry_after_max``, ``timeout``,
 ``max_tokens``, ``temperature`` (default 0; ``null`` leaves it to the server), ``extra_body``
-(a dict merged into each request, e.g. vLLM's ``chat_template_kwargs``),
+(a dict merged into each request, e.g. vLLM's ``chat_template_kwargs``; never ``model`` or
+``messages``),
 ``on_failure``      ``"fallback"`` (default: score ``fallback_score``, raw text kept with an
                     ``[unparsed]`` mark) or ``"raise"``.
+
+Errors name the endpoint and the HTTP status with the first line of the server's message,
+never the URL's credentials or the key (which is masked if a server echoes it).
 """
 
 from __future__ import annotations
@@ -33,13 +36,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import parsedate_to_datetime
 
+from django.conf import settings
+
+from ambisite.llm_endpoints import allows_model
 from predictions import parsing
 from predictions.prompts import DEFAULT_PROMPT, comparative_order, get_prompt, reask_messages
 from predictions.prompts import render as render_prompt
 
-from .base import PredictionOutput, PredictorBackend, SampleDict
+from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 UNPARSED = "[unparsed] "
 
@@ -76,8 +81,40 @@ def parse_retry_after(value: str | None) -> float | None:
         return None
 
 
-def _env_first(*names: str) -> str:
-    return next((os.environ[n] for n in names if os.environ.get(n)), "")
+def configured_endpoint(name: str) -> dict:
+    """The operator's endpoint called ``name`` (``settings.LLM_ENDPOINTS``), or ParamError."""
+    endpoints = getattr(settings, "LLM_ENDPOINTS", {}) or {}
+    known = ", ".join(sorted(endpoints)) or "none: the operator sets LLM_ENDPOINTS"
+    if not name:
+        raise ParamError("endpoint", f"openai_chat needs an endpoint name (configured: {known})")
+    if name not in endpoints:
+        raise ParamError("endpoint", f"no LLM endpoint {name!r} (configured: {known})")
+    return endpoints[name]
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    """The error message in a server's reply (``{"error": {"message": ...}}`` or the text),
+    its first line only, at most ``limit`` characters."""
+    message: object = text
+    try:
+        payload = json.loads(text)
+        error = payload.get("error", payload) if isinstance(payload, dict) else payload
+        message = error.get("message", error) if isinstance(error, dict) else error
+    except ValueError:
+        pass
+    lines = str(message).strip().splitlines()
+    return lines[0].strip()[:limit] if lines else ""
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is answered as the error it is: following it would send the key (urllib
+    keeps the Authorization header) to a server the operator did not name."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
 
 
 class OpenAIChatBackend(PredictorBackend):
@@ -85,32 +122,71 @@ class OpenAIChatBackend(PredictorBackend):
     version = "1"
     batch_size = 16
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.prompt = get_prompt(params.get("prompt") or DEFAULT_PROMPT)
+    def __init__(
+        self,
+        *,
+        endpoint: str = "",
+        model: str = "",
+        prompt: str = "",
+        fallback_prompt: str = "",
+        logprobs: bool = False,
+        top_logprobs: int = 5,
+        max_concurrency: int = 4,
+        batch_size: int | None = None,
+        max_retries: int = 5,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        retry_after_max: float = 300.0,
+        timeout: float = 60.0,
+        max_tokens: int | None | str = "auto",
+        temperature: float | None = 0,
+        extra_body: dict | None = None,
+        on_failure: str = "fallback",
+        fallback_score: float = 4.0,
+    ):
+        super().__init__(**{k: v for k, v in locals().items() if k not in ("self", "__class__")})
+        self.endpoint = str(endpoint or "")
+        config = configured_endpoint(self.endpoint)
+        self.base_url = config["base_url"]
+        self.api_key_env = config["api_key_env"]
+        self.model = str(model or "")
+        if not self.model:
+            allowed = ", ".join(config["models"])
+            raise ParamError(
+                "model", f"openai_chat needs a model (endpoint {self.endpoint!r} allows: {allowed})"
+            )
+        if not allows_model(config, self.model):
+            allowed = ", ".join(config["models"])
+            raise ParamError(
+                "model",
+                f"endpoint {self.endpoint!r} does not allow model {self.model!r} "
+                f"(allowed: {allowed})",
+            )
+        self.prompt = get_prompt(prompt or DEFAULT_PROMPT)
+        self.fallback_prompt = fallback_prompt or DEFAULT_PROMPT
         self.prompt_version = self.prompt.id
         self.needs_whole_stories = self.prompt.is_comparative
-        base_url = params.get("base_url") or _env_first("AMBISITE_LLM_BASE_URL", "OPENAI_BASE_URL")
-        self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.model = params.get("model") or _env_first("AMBISITE_LLM_MODEL")
-        if not self.model:
-            raise ValueError("openai_chat needs a model (param 'model' or AMBISITE_LLM_MODEL)")
-        self.logprobs = bool(params.get("logprobs", False))
-        self.top_logprobs = int(params.get("top_logprobs", 5))
-        self.max_concurrency = max(1, int(params.get("max_concurrency", 4)))
+        self.logprobs = bool(logprobs)
+        self.top_logprobs = int(top_logprobs)
+        self.max_concurrency = max(1, int(max_concurrency))
         # A batch is one thread pool's worth of work, so it must outnumber the workers.
-        self.batch_size = int(params.get("batch_size", max(16, 4 * self.max_concurrency)))
-        self.max_retries = max(0, int(params.get("max_retries", 5)))
-        self.backoff_base = float(params.get("backoff_base", 1.0))
-        self.backoff_max = float(params.get("backoff_max", 60.0))
-        self.retry_after_max = float(params.get("retry_after_max", 300.0))
-        self.timeout = float(params.get("timeout", 60.0))
+        self.batch_size = int(batch_size or max(16, 4 * self.max_concurrency))
+        self.max_retries = max(0, int(max_retries))
+        self.backoff_base = float(backoff_base)
+        self.backoff_max = float(backoff_max)
+        self.retry_after_max = float(retry_after_max)
+        self.timeout = float(timeout)
         default_tokens = 64 if self.prompt.is_comparative else 16
-        self.max_tokens = int(params.get("max_tokens", default_tokens) or 0)
-        self.temperature = params.get("temperature", 0)
-        self.extra_body = dict(params.get("extra_body") or {})
-        self.on_failure = params.get("on_failure", "fallback")
-        self.fallback_score = float(params.get("fallback_score", 4.0))
+        self.max_tokens = int(default_tokens if max_tokens == "auto" else max_tokens or 0)
+        self.temperature = temperature
+        self.extra_body = dict(extra_body or {})
+        for key in ("model", "messages"):
+            if key in self.extra_body:
+                raise ParamError("extra_body", f"extra_body may not set {key!r}")
+        if on_failure not in ("fallback", "raise"):
+            raise ParamError("on_failure", 'on_failure is "fallback" or "raise"')
+        self.on_failure = on_failure
+        self.fallback_score = float(fallback_score)
         self.failures = 0
         self._lock = threading.Lock()
         self.served_model = ""
@@ -126,7 +202,7 @@ class OpenAIChatBackend(PredictorBackend):
         return [by_id[str(sample["id"])] for sample in samples]
 
     def model_version(self) -> str:
-        return f"{self.served_model or self.model} via {self.base_url}"
+        return f"{self.served_model or self.model} via {self.endpoint}"
 
     # --- grouping --------------------------------------------------------------------------
     def _groups(self, samples: Sequence[SampleDict]) -> list[tuple[SampleDict, ...]]:
@@ -153,7 +229,7 @@ class OpenAIChatBackend(PredictorBackend):
     def _predict_one(self, sample: SampleDict) -> PredictionOutput:
         prompt = self.prompt
         if prompt.is_comparative:  # a story whose other sense is not in the run
-            prompt = get_prompt(self.params.get("fallback_prompt") or DEFAULT_PROMPT)
+            prompt = get_prompt(self.fallback_prompt)
         messages = render_prompt(prompt, sample)
         answer, logprobs = self._complete(messages)
         try:
@@ -212,10 +288,15 @@ class OpenAIChatBackend(PredictorBackend):
         return {**body, **self.extra_body}
 
     def _api_key(self) -> str:
-        if self.params.get("api_key"):
-            return str(self.params["api_key"])
-        names = [self.params["api_key_env"]] if self.params.get("api_key_env") else []
-        return _env_first(*names, "AMBISITE_LLM_API_KEY", "OPENAI_API_KEY")
+        """The endpoint's key, read from its variable at request time ("" for none)."""
+        if not self.api_key_env:
+            return ""
+        key = os.environ.get(self.api_key_env, "")
+        if not key:
+            raise LLMRequestError(
+                f"endpoint {self.endpoint!r}: its key variable {self.api_key_env} is not set"
+            )
+        return key
 
     def _complete(self, messages: list[dict]) -> tuple[str, dict | None]:
         """The answer text and its logprobs object, retrying 429/5xx/timeouts with backoff."""
@@ -226,7 +307,7 @@ class OpenAIChatBackend(PredictorBackend):
             except _Retry as why:
                 if attempt == self.max_retries:
                     raise LLMRequestError(
-                        f"{self.base_url}: gave up after {attempt + 1} attempts ({why})"
+                        f"endpoint {self.endpoint!r}: gave up after {attempt + 1} attempts ({why})"
                     ) from None
                 self.sleep(self._delay(attempt, why.retry_after))
         raise AssertionError("unreachable")
@@ -247,14 +328,18 @@ class OpenAIChatBackend(PredictorBackend):
             f"{self.base_url}/chat/completions", data=body, headers=headers, method="POST"
         )
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with _OPENER.open(request, timeout=self.timeout) as response:
                 payload = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as error:
-            detail = error.read().decode("utf-8", "replace")[:500]
             if error.code in RETRY_STATUSES:
                 wait = parse_retry_after(error.headers.get("Retry-After"))
                 raise _Retry(f"HTTP {error.code}", wait) from None
-            raise LLMRequestError(f"{self.base_url}: HTTP {error.code}: {detail}") from None
+            detail = first_line(error.read(64 * 1024).decode("utf-8", "replace"))
+            if key:
+                detail = detail.replace(key, "[key]")
+            raise LLMRequestError(
+                f"endpoint {self.endpoint!r}: HTTP {error.code}: {detail}".rstrip(": ")
+            ) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
             raise _Retry(f"{type(error).__name__}: {error}") from None
         except ValueError:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
-from predictions.backends import get_backend
+from ambisite.llm_endpoints import parse_endpoints
+from predictions.backends import ParamError, get_backend
 from predictions.backends.openai_chat import (
     UNPARSED,
     LLMRequestError,
@@ -31,22 +33,36 @@ FIELDS = {"id", "homonym", "judged_meaning", "example_sentence", "precontext", "
 
 
 @pytest.fixture
-def server():
+def server(settings):
+    """The test server as the operator's endpoints: "test" (no key, any model) and "keyed"
+    (key in $TEST_LLM_KEY, models "tiny" and "small" only)."""
     with LLMServer() as running:
+        settings.LLM_ENDPOINTS = parse_endpoints(
+            json.dumps(
+                {
+                    "test": {"base_url": running.base_url, "models": ["*"]},
+                    "keyed": {
+                        "base_url": running.base_url + "/",
+                        "api_key_env": "TEST_LLM_KEY",
+                        "models": ["tiny", "small"],
+                    },
+                }
+            )
+        )
         yield running
 
 
 def backend(server, **params) -> OpenAIChatBackend:
-    defaults = {"base_url": server.base_url, "model": "tiny", "backoff_base": 0.01}
+    defaults = {"endpoint": "test", "model": "tiny", "backoff_base": 0.01}
     return get_backend("openai_chat", **{**defaults, **params})
 
 
 def test_it_sends_the_rendered_prompt_at_temperature_zero_and_parses_the_answer(
     server, monkeypatch
 ):
-    monkeypatch.setenv("AMBISITE_LLM_API_KEY", "sk-test-key")
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-test-key")
     server.script(Reply.text("Score: 2"))
-    chat = backend(server, prompt="ambistory-b3-4shot-v1")
+    chat = backend(server, endpoint="keyed", prompt="ambistory-b3-4shot-v1")
     batch = samples(1)
 
     [out] = chat.predict_batch(batch)
@@ -60,7 +76,7 @@ def test_it_sends_the_rendered_prompt_at_temperature_zero_and_parses_the_answer(
     assert request.body["max_tokens"] == 16
     assert request.headers["Authorization"] == "Bearer sk-test-key"
     assert chat.prompt_version == "ambistory-b3-4shot-v1"
-    assert chat.model_version() == f"served-tiny via {server.base_url}"
+    assert chat.model_version() == "served-tiny via keyed"
 
 
 def test_it_uses_the_expected_value_over_1_to_5_when_the_server_returns_logprobs(server):
@@ -200,22 +216,17 @@ def test_the_comparative_prompt_reasks_and_then_records_a_failure_for_both(serve
     assert len(server.requests) == 2
 
 
-def test_it_reads_the_key_model_and_url_from_the_environment(server, monkeypatch):
-    monkeypatch.setenv("AMBISITE_LLM_BASE_URL", server.base_url)
-    monkeypatch.setenv("AMBISITE_LLM_MODEL", "env-model")
-    monkeypatch.delenv("AMBISITE_LLM_API_KEY", raising=False)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
-    get_backend("openai_chat").predict_batch(samples(1))
-    request = server.requests[0]
-    assert request.body["model"] == "env-model"
-    assert request.headers["Authorization"] == "Bearer sk-openai"
-
-
-def test_it_sends_no_authorization_header_without_a_key(server, monkeypatch):
-    for name in ("AMBISITE_LLM_API_KEY", "OPENAI_API_KEY"):
-        monkeypatch.delenv(name, raising=False)
+def test_it_sends_no_authorization_header_when_the_endpoint_has_no_key(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")  # no longer read: the endpoint decides
     backend(server).predict_batch(samples(1))
     assert "Authorization" not in server.requests[0].headers
+
+
+def test_it_fails_with_a_clear_message_when_the_key_variable_is_unset(server, monkeypatch):
+    monkeypatch.delenv("TEST_LLM_KEY", raising=False)
+    with pytest.raises(LLMRequestError, match="key variable TEST_LLM_KEY is not set"):
+        backend(server, endpoint="keyed").predict_batch(samples(1))
+    assert server.requests == []
 
 
 def test_extra_body_is_merged_and_a_null_max_tokens_is_left_out(server):
@@ -226,10 +237,60 @@ def test_extra_body_is_merged_and_a_null_max_tokens_is_left_out(server):
     assert backend(server, max_concurrency=8).batch_size == 32
 
 
-def test_it_needs_a_model(monkeypatch):
-    monkeypatch.delenv("AMBISITE_LLM_MODEL", raising=False)
-    with pytest.raises(ValueError, match="needs a model"):
-        OpenAIChatBackend()
+def test_it_needs_a_model_the_endpoint_allows(server):
+    with pytest.raises(ParamError, match="params.model: openai_chat needs a model"):
+        get_backend("openai_chat", endpoint="test")
+    with pytest.raises(ParamError, match="params.model: endpoint 'keyed' does not allow"):
+        get_backend("openai_chat", endpoint="keyed", model="gpt-4o")
+    assert get_backend("openai_chat", endpoint="keyed", model="small").model == "small"
+
+
+def test_it_needs_a_configured_endpoint(server, settings):
+    with pytest.raises(ParamError, match=r"params.endpoint: .*configured: keyed, test"):
+        get_backend("openai_chat", model="tiny")
+    with pytest.raises(ParamError, match="no LLM endpoint 'elsewhere'"):
+        get_backend("openai_chat", endpoint="elsewhere", model="tiny")
+    settings.LLM_ENDPOINTS = {}
+    with pytest.raises(ParamError, match="the operator sets LLM_ENDPOINTS"):
+        get_backend("openai_chat", endpoint="test", model="tiny")
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("base_url", "http://evil.example/v1"), ("api_key_env", "SECRET_KEY"), ("api_key", "sk-x")],
+)
+def test_it_refuses_a_url_a_key_or_a_variable_name_in_the_params(server, field, value):
+    with pytest.raises(ParamError, match=f"params.{field}: not allowed"):
+        backend(server, **{field: value})
+    assert server.requests == []
+
+
+def test_extra_body_cannot_swap_the_model_or_the_messages(server):
+    for key in ("model", "messages"):
+        with pytest.raises(ParamError, match="params.extra_body"):
+            backend(server, endpoint="keyed", extra_body={key: "gpt-4o"})
+
+
+def test_a_client_error_keeps_the_status_and_the_first_line_only_with_the_key_masked(
+    server, monkeypatch
+):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-live-123")
+    body = '{"error": {"message": "Incorrect API key provided: sk-live-123\\nmore detail"}}'
+    server.script(Reply(status=401, raw_body=body))
+    with pytest.raises(LLMRequestError) as failed:
+        backend(server, endpoint="keyed").predict_batch(samples(1))
+    assert str(failed.value) == (
+        "endpoint 'keyed': HTTP 401: Incorrect API key provided: [key]"
+    )
+
+
+def test_a_redirect_is_not_followed_so_the_key_goes_nowhere_else(server, monkeypatch):
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-live-123")
+    with LLMServer() as elsewhere:
+        server.script(Reply(status=307, headers={"Location": elsewhere.base_url}, raw_body=""))
+        with pytest.raises(LLMRequestError, match="HTTP 307"):
+            backend(server, endpoint="keyed").predict_batch(samples(1))
+        assert elsewhere.requests == []
 
 
 def test_retry_after_accepts_seconds_and_http_dates():
@@ -254,7 +315,7 @@ def test_a_model_run_over_a_split_stores_scores_raw_answers_and_the_prompt_versi
 
     ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
     server.responder = lambda body: Reply.text('{"A": 4, "B": 2}')
-    params = {"base_url": server.base_url, "model": "tiny", "prompt": "ambistory-comparative-v1"}
+    params = {"endpoint": "test", "model": "tiny", "prompt": "ambistory-comparative-v1"}
     run = run_create(
         name="cmp", backend="openai_chat", params=params, split=Split.objects.get(name="dev")
     )
@@ -263,7 +324,7 @@ def test_a_model_run_over_a_split_stores_scores_raw_answers_and_the_prompt_versi
 
     assert run.status == ModelRun.Status.SUCCEEDED, run.error
     assert run.prompt_version == "ambistory-comparative-v1"
-    assert run.model_version == f"tiny via {server.base_url}"  # recorded before any request
+    assert run.model_version == "tiny via test"  # recorded before any request
     scores = dict(run.predictions.values_list("sample__dataset_id", "score"))
     assert scores == {"0": 4.0, "1": 2.0, "2": 4.0, "3": 2.0, "4": 4.0, "5": 2.0}
     assert set(run.predictions.values_list("raw_output", flat=True)) == {'{"A": 4, "B": 2}'}
