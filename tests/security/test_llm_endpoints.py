@@ -101,11 +101,8 @@ def test_the_api_refuses_unknown_endpoints_and_models_not_allowed(
 @pytest.mark.parametrize("extra", EVIL, ids=lambda e: next(iter(e)))
 def test_the_run_form_refuses_them_too(researcher_client, split, servers, extra):
     lab, evil = servers
-    form = {
-        "backend": "openai_chat",
-        "split": split.pk,
-        "params": json.dumps(evil_params(evil, extra)),
-    }
+    params = json.dumps(evil_params(evil, extra))
+    form = {"run-backend": "openai_chat", "run-split": split.pk, "run-params": params}
     response = researcher_client.post(reverse("runs:start"), form)
     field = next(iter(extra))
     assert response.status_code == 400 and f"params.{field}: not allowed" in response.text
