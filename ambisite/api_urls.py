@@ -3,7 +3,7 @@
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotations.api.base import IsResearcher, not_found
+from ambisite.api import IsResearcher, not_found
 
 urlpatterns = [
     path("", include("annotations.api.urls")),

@@ -14,7 +14,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include("ambisite.api_urls")),
-    path("api/", include("annotations.api.site_urls")),
+    path("api/", include("ambisite.site_urls")),
     path("studies/", include("studies.urls")),
     path("s/", include(participant_patterns)),
     path("dashboards/", include("dashboards.urls")),

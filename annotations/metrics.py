@@ -9,7 +9,7 @@ This module holds the per-sample and per-rating building blocks:
 * Krippendorff's alpha (interval) is built from per-unit value counts, because imported
   raters have no identity across samples; mean SD and split-half reliability likewise.
 * Each rating against the *other* ratings of its sample (:func:`rating_cases`): inside their
-  accepted band by the official rule (:func:`predictions.evaluation.is_within_sd`, never
+  accepted band by the official rule (:func:`annotations.official.is_within_sd`, never
   re-implemented here), and the others' mean.
 * Groups of samples rated by the same set of raters, and weighted grouped ranks.
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from predictions.evaluation import is_within_sd
+from annotations.official import is_within_sd
 
 MIN_SPEARMAN_ITEMS = 3  # a rank correlation over fewer items says nothing
 MIN_GROUP_SAMPLES = 5  # smaller groups would let one lucky rating be "the best human"

@@ -8,7 +8,7 @@ import numpy as np
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
 from annotations.models import Homonym, Rating, Sample
-from predictions.evaluation import is_within_sd, label_mean, label_sd
+from annotations.official import is_within_sd, label_mean, label_sd
 from predictions.models import ModelRun
 
 from . import leaderboard

@@ -8,7 +8,7 @@ import numpy as np
 from django.core.paginator import Page, Paginator
 
 from annotations.models import Rating, Sample, Setup
-from predictions.evaluation import is_within_sd
+from annotations.official import is_within_sd
 from predictions.models import ModelRun, Prediction
 
 from .forms import SampleFilterForm

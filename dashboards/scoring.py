@@ -2,7 +2,7 @@
 
 A sample's human labels are a multiset over the rating scale, held as a row of counts
 (:class:`Labels`); a study of any size has only a few thousand distinct rows. The official
-rule (:func:`predictions.evaluation.is_within_sd`) accepts exactly the floats of one
+rule (:func:`annotations.official.is_within_sd`) accepts exactly the floats of one
 interval around the labels' mean (each of its two conditions does, and both intervals hold
 the mean), so the rule itself is asked, once per distinct row, for the interval's first and
 last float, and each prediction is then judged by two comparisons: the verdicts are the
@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows, dot
+from annotations.official import is_within_sd, label_mean, label_sd
 from predictions.comparison import (
     LABELS,
     PairedComparison,
@@ -29,7 +30,7 @@ from predictions.comparison import (
     percentile_interval,
     replicates,
 )
-from predictions.evaluation import Score, is_within_sd, label_mean, label_sd
+from predictions.evaluation import Score
 
 CHUNK_CELLS = 2_000_000  # (replicate x item) cells held at once
 

@@ -1,7 +1,7 @@
 """Model runs next to humans and next to each other, as a pure module (no Django).
 
 Every per-item judgment of "inside the accepted band" comes from the official
-:func:`predictions.evaluation.is_within_sd` and every whole-set score from
+:func:`annotations.official.is_within_sd` and every whole-set score from
 :func:`predictions.evaluation.score_lists`; this module only slices, resamples and compares.
 Bootstrap replicates resample *setups* (the six samples of a story setup move together).
 """
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotations.metrics import GroupedRanks, grouped_pearson
+from annotations.official import is_within_sd, label_mean
 
-from .evaluation import Score, is_within_sd, label_mean, score_lists
+from .evaluation import Score, score_lists
 
 LABELS = (1, 2, 3, 4, 5)
 BOOTSTRAP_ITEM_BUDGET = 20_000_000  # item-replicates; large runs get fewer replicates

@@ -10,17 +10,17 @@ jsonl (``{"id": "0", "label": [4, 5, 3, 1, 5]}``) and a prediction jsonl
   *sample* SD (``statistics.stdev``) and the rule has strict inequalities:
   ``avg - sd < pred < avg + sd`` or else ``|avg - pred| < 1``.
 
-That rule lives in :func:`is_within_sd` and nowhere else in the project.
+That rule lives in :func:`annotations.official.is_within_sd` and nowhere else in the project;
+it is re-exported here with the label mean and SD for the callers of this module.
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
+from annotations.official import is_within_sd, label_mean, label_sd, spearman
 from annotations.safe_input import InputError, TooLarge, iter_lines, loads_line
 
 __all__ = [
@@ -60,51 +60,6 @@ class Score:
         }
 
 
-def label_mean(labels: Sequence[float]) -> float:
-    """Mean exactly as the official scorer computes it: ``sum(l) / len(l)``."""
-    return sum(labels) / len(labels)
-
-
-@lru_cache(maxsize=4096)
-def _sd_of_sorted(labels: tuple) -> float:
-    return statistics.stdev(labels) if len(labels) > 1 else 0.0
-
-
-def label_sd(labels: Sequence[float]) -> float:
-    """Sample standard deviation (``statistics.stdev``), 0 for a single label.
-
-    ``statistics.stdev`` sums exactly (with fractions), so its result does not depend on
-    the order of the labels: caching on the sorted tuple is exact and makes scoring fast.
-    A vectorised SD (numpy) can differ in the last bit, which flips samples that sit on
-    the boundary, so it is never used here.
-    """
-    return _sd_of_sorted(tuple(sorted(labels)))
-
-
-def is_within_sd(prediction: float, labels: Sequence[float]) -> bool:
-    """The official "accuracy within standard deviation" rule for one sample."""
-    avg = label_mean(labels)
-    sd = label_sd(labels)
-    if avg - sd < prediction < avg + sd:
-        return True
-    return abs(avg - prediction) < 1
-
-
-def _spearman(predictions: Sequence[float], means: Sequence[float]) -> float | None:
-    import warnings
-
-    from scipy.stats import spearmanr  # scipy is heavy; imported only when scoring
-
-    if len(predictions) < 2:
-        return None
-    with warnings.catch_warnings():
-        # Constant input is an expected case (a majority baseline): the answer is None.
-        warnings.simplefilter("ignore")
-        rho = spearmanr(predictions, means).statistic
-    rho = float(rho)
-    return None if math.isnan(rho) else rho
-
-
 def score_lists(labels: Sequence[Sequence[float]], predictions: Sequence[float]) -> Score:
     """Score aligned lists: ``labels[i]`` are the human ratings for ``predictions[i]``."""
     if len(labels) != len(predictions):
@@ -118,7 +73,7 @@ def score_lists(labels: Sequence[Sequence[float]], predictions: Sequence[float])
         accuracy=correct / total,
         correct=correct,
         total=total,
-        spearman=_spearman(list(predictions), means),
+        spearman=spearman(list(predictions), means),
     )
 
 

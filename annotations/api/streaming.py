@@ -14,7 +14,7 @@ from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.renderers import JSONRenderer
 
-from .base import ApiMixin
+from ambisite.api import ApiMixin
 
 
 class SplitQuery(serializers.Serializer):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch
 
+from ambisite.api import ReadOnlyViewSet
 from annotations.models import Dataset, RaterExclusion, Rating, Sample, Setup, Split
 
 from . import filters, serializers
-from .base import ReadOnlyViewSet
 
 
 def _splits_with_counts():

@@ -9,7 +9,7 @@ from rest_framework.decorators import action
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from annotations.api.base import ReadOnlyViewSet
+from ambisite.api import ReadOnlyViewSet
 from annotations.api.parsers import SafeJSONParser
 from predictions.backends import ParamError, UnknownBackend
 from predictions.evaluation import ScoringError

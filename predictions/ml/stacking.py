@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from annotations.official import accepted_band
+
 from .features import (
     hub_features,
     pair_features,
@@ -67,17 +69,14 @@ def antisymmetrise(
 
 
 def label_bounds(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
-    """Open interval (lo, hi) of predictions counted correct by the official rule.
+    """Open interval (lo, hi) of predictions counted correct by the official rule
+    (:func:`annotations.official.accepted_band` of each sample's labels).
 
-    ``avg - sd < p < avg + sd or |avg - p| < 1`` is the open interval of half-width
-    ``max(sd, 1)`` around ``avg`` (mean and sample SD as the official scorer computes them).
     Only used on labelled (training/tuning) samples.
     """
-    from ..evaluation import label_mean, label_sd
-
-    avg = np.array([label_mean(s["choices"]) for s in samples])
-    half = np.array([max(label_sd(s["choices"]), 1.0) for s in samples])
-    return avg - half, avg + half
+    bands = np.array([accepted_band(s["choices"]) for s in samples], dtype=np.float64)
+    bands = bands.reshape(-1, 2)
+    return bands[:, 0], bands[:, 1]
 
 
 @dataclass

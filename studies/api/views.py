@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from annotations.api.base import ReadOnlyViewSet
+from ambisite.api import ReadOnlyViewSet
 from studies.models import Study
 
 from .filters import StudyFilter

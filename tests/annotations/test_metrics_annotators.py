@@ -7,7 +7,7 @@ import pytest
 
 from annotations import metrics, metrics_annotators, metrics_bootstrap
 from annotations.metrics import RatingTable
-from predictions.evaluation import is_within_sd
+from annotations.official import is_within_sd
 
 from .helpers import official_per_rater, random_study
 

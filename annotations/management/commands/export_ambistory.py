@@ -1,6 +1,5 @@
 from annotations.exporters import iter_ambistory_json
-
-from ._io import SplitExportCommand
+from annotations.management.base import SplitExportCommand
 
 
 class Command(SplitExportCommand):

@@ -1,9 +1,8 @@
 from django.core.management.base import BaseCommand
 
+from annotations.management.base import write_chunks
 from annotations.models import Rating
 from annotations.rating_exports import iter_ratings_csv, iter_ratings_jsonl, ratings_for_export
-
-from ._io import write_chunks
 
 GENERATORS = {"csv": iter_ratings_csv, "jsonl": iter_ratings_jsonl}
 

@@ -1,6 +1,5 @@
 from annotations.exporters import iter_reference_jsonl
-
-from ._io import SplitExportCommand
+from annotations.management.base import SplitExportCommand
 
 
 class Command(SplitExportCommand):

@@ -1,4 +1,5 @@
-"""Shared building blocks of every AmbiSite API view: one small base class per concern.
+"""Shared building blocks of every AmbiSite API view (the plumbing every app's ``api/`` builds
+on, so it lives at the bottom): one small base class per concern.
 
 * :class:`ApiSchema` documents the error answers every endpoint can give, so that the
   OpenAPI schema describes all responses (Schemathesis checks it).

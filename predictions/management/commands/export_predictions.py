@@ -1,9 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from annotations.management.base import write_chunks
 from predictions.exporters import iter_predictions_jsonl
 from predictions.models import ModelRun
-
-from ._io import write_chunks
 
 
 class Command(BaseCommand):

@@ -10,8 +10,7 @@ from rest_framework.authtoken.models import Token
 
 from ambisite import ratelimit
 from ambisite.access import researcher_required
-
-from .api.tokens import token_create, token_revoke
+from ambisite.tokens import token_create, token_revoke
 
 
 @researcher_required
