@@ -11,9 +11,19 @@ class StudyAdmin(admin.ModelAdmin):
 
 @admin.register(models.Participant)
 class ParticipantAdmin(admin.ModelAdmin):
+    """Participants by pseudonym only: the Prolific ids are shown to staff on the study's
+    participants table alone (for payment reconciliation), never in the admin. Participants
+    are created by the consent POST, not here."""
+
     list_display = ("rater", "study", "status", "started_at", "finished_at")
     list_filter = ("status", "study")
+    list_select_related = ("rater", "study")
     raw_id_fields = ("rater",)
+    exclude = ("prolific_pid", "prolific_study_id", "prolific_session_id", "resume_hash")
+    readonly_fields = ("qualification_answers",)
+
+    def has_add_permission(self, request) -> bool:
+        return False
 
 
 @admin.register(models.CheckQuestion)
