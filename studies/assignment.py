@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max, Value
+from django.db.models import Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -226,6 +226,20 @@ def batch_reserve(
         except (_LostRace, _Contended):
             time.sleep(rng.uniform(0, 0.02 * 2 ** min(attempt, 5)))
     raise BatchUnavailable("Could not reserve a batch; please try again.")
+
+
+def pending_holds_block(study: Study) -> bool:
+    """Whether a batch could be formed if the participants who have not qualified yet gave
+    their places back: the study is then busy (those holds end within minutes), not full."""
+    pending = Q(status=Slot.Status.RESERVED, participant__status=Participant.Status.STARTED)
+    setups = (
+        Slot.objects.filter(study=study)
+        .filter(Q(status=Slot.Status.FREE) | pending)
+        .values("setup_id")
+        .distinct()
+        .count()
+    )
+    return setups >= study.samples_per_participant
 
 
 def slots_release(participant: Participant) -> int:

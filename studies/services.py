@@ -27,6 +27,7 @@ from .assignment import (
     BatchUnavailable,
     batch_problem,
     batch_reserve,
+    pending_holds_block,
     slots_create,
     slots_release,
     slots_restore,
@@ -194,7 +195,8 @@ class OtherBrowser(StudyError):
 
 
 class StudyBusy(StudyError):
-    """Too many participants hold a batch without having qualified yet."""
+    """Too many participants hold a batch without having qualified yet, or such holds take
+    every place: an arrival may succeed in a few minutes."""
 
 
 def arrival_check(*, study: Study, pid: str | None, study_id: str = "", session_id: str = ""):
@@ -235,7 +237,8 @@ def participant_arrive(
     """Consent: the participant for ``pid`` with a freshly reserved batch, held briefly
     until the qualification test. An existing PID is returned only to the browser whose
     resume token hash matches (``OtherBrowser`` otherwise). Raises ``InvalidArrival``,
-    ``StudyError`` (not open), ``StudyBusy`` (too many unqualified holds) or ``StudyFull``;
+    ``StudyError`` (not open), ``StudyBusy`` (too many unqualified holds, or every place is
+    held by someone who has not qualified yet: try again in a few minutes) or ``StudyFull``;
     a refused arrival stores nothing. No transaction is held across the retries."""
     arrival_check(study=study, pid=pid, study_id=study_id, session_id=session_id)
     existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
@@ -269,6 +272,18 @@ def participant_arrive(
             return _resumed(existing, resume_hash)
         except BatchUnavailable:
             continue
+    return _no_batch(study, pid, resume_hash)
+
+
+def _no_batch(study: Study, pid: str, resume_hash: str) -> Participant:
+    """No batch was free for this arrival. A retry of a consent whose first request did
+    commit (its answer was lost) resumes it; when the places are held by people who have not
+    qualified yet the study is busy (some may free up within minutes), else it is full."""
+    existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    if existing:
+        return _resumed(existing, resume_hash)
+    if pending_holds_block(study):
+        raise StudyBusy("The places in this study are held by people who are just starting.")
     raise StudyFull("All places in this study are taken.")
 
 

@@ -151,20 +151,37 @@ def arrive(request: HttpRequest, slug: str) -> HttpResponse:
         return _not_open(request, study)
     if Participant.objects.filter(study=study, prolific_pid=pid).exists():
         return _other_browser(request, study)
+    # The token this browser will consent with, kept in its cookie from now on (it is
+    # stored nowhere yet): when the consent's answer is lost, opening the link again or
+    # submitting again resumes; another browser (another token) cannot.
+    token = request.COOKIES.get(RESUME_COOKIE.format(slug), "")
+    if not _token_shape(token):
+        token = secrets.token_urlsafe(32)
     ctx = {
         "study": study,
         "n_items": _n_items(study),
         "estimate": selectors.duration_estimate(study),
-        "arrival": {
-            "pid": pid,
-            "study_id": study_id,
-            "session_id": session_id,
-            # becomes the resume token: a double-submitted consent resumes, another
-            # browser (another token) cannot
-            "token": secrets.token_urlsafe(32),
-        },
+        "arrival": {"pid": pid, "study_id": study_id, "session_id": session_id, "token": token},
     }
-    return render(request, "studies/welcome.html", ctx)
+    response = render(request, "studies/welcome.html", ctx)
+    _set_resume_cookie(response, study, token)
+    return response
+
+
+def _token_shape(token: str) -> bool:
+    return 32 <= len(token) <= 64
+
+
+def _set_resume_cookie(response: HttpResponse, study: Study, token: str) -> None:
+    response.set_cookie(
+        RESUME_COOKIE.format(study.slug),
+        token,
+        max_age=(study.hold_minutes(True) + 24 * 60) * 60,
+        path=reverse("participate:arrive", args=[study.slug]),
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 @require_POST
@@ -177,7 +194,7 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
     if _limited(request, study, "arrive"):
         return _too_many(request, study)
     token = request.POST.get("token", "")
-    if not 32 <= len(token) <= 64:
+    if not _token_shape(token):
         return _problem(
             request, study, "Please start again", "Open the study link from Prolific again.", 400
         )
@@ -215,15 +232,7 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
     except services.StudyError as exc:
         return _problem(request, study, "This study is not available", exc.reason)
     response = redirect(_where(participant))
-    response.set_cookie(
-        RESUME_COOKIE.format(slug),
-        token,
-        max_age=(study.hold_minutes(True) + 24 * 60) * 60,
-        path=reverse("participate:arrive", args=[slug]),
-        secure=settings.SESSION_COOKIE_SECURE,
-        httponly=True,
-        samesite="Lax",
-    )
+    _set_resume_cookie(response, study, token)
     return response
 
 

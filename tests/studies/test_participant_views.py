@@ -58,10 +58,56 @@ def test_a_malformed_pid_gets_a_clear_page_and_no_participant(client):
 def test_a_full_study_says_so_before_any_work():
     study = open_study(4, per_participant=4, ratings=1)
     for n in range(6):
-        arrive(Client(), study, pid(n))
+        browser = Client()
+        arrive(browser, study, pid(n))
+        qualify_by_post(browser, study)
     response = arrive(Client(), study, pid(77))
     assert b"This study is full" in response.content
     assert not Participant.objects.filter(prolific_pid=pid(77)).exists()
+
+
+def test_a_study_whose_places_are_held_by_starters_says_try_again_in_a_few_minutes():
+    study = open_study(4, per_participant=4, ratings=1)
+    for n in range(6):
+        arrive(Client(), study, pid(n))  # consented, not qualified yet
+    response = arrive(Client(), study, pid(77))
+    assert response.status_code == 429
+    assert b"try again in a few minutes" in response.content
+    assert b"This study is full" not in response.content
+    assert not Participant.objects.filter(prolific_pid=pid(77)).exists()
+
+
+def test_a_consent_whose_answer_was_lost_resumes_when_the_link_is_opened_again(client):
+    """The consent POST reached the server and committed, but the browser never got the
+    answer (nor its cookie): the same browser opening the link again, or submitting the
+    form again, continues with its batch; another browser still cannot."""
+    study = open_study(4, per_participant=4, ratings=1)
+    page = client.get(arrive_url(study.slug))
+    token = page.context["arrival"]["token"]
+    assert client.cookies[f"resume_{study.slug}"].value == token
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1", "token": token}
+    url = reverse("participate:consent", args=[study.slug])
+    lost = Client().post(url, data)  # the answer that never reached the browser
+    assert lost.status_code == 302
+    for n in range(5):  # the study fills up meanwhile
+        browser = Client()
+        arrive(browser, study, pid(n))
+        qualify_by_post(browser, study)
+    qualification = reverse("participate:qualification", args=[study.slug])
+    again = client.get(arrive_url(study.slug))
+    assert (again.status_code, again["Location"]) == (302, qualification)
+    resubmitted = client.post(url, data)
+    assert (resubmitted.status_code, resubmitted["Location"]) == (302, qualification)
+    assert Participant.objects.filter(prolific_pid=PID).count() == 1
+    assert Client().get(arrive_url(study.slug)).status_code == 409
+
+
+def test_opening_the_link_again_keeps_the_same_token(client):
+    study = open_study()
+    first = client.get(arrive_url(study.slug)).context["arrival"]["token"]
+    second = client.get(arrive_url(study.slug)).context["arrival"]["token"]
+    assert first == second
+    assert Client().get(arrive_url(study.slug)).context["arrival"]["token"] != first
 
 
 def test_a_get_arrival_creates_no_participant_and_reserves_no_slot(client):

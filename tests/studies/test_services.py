@@ -65,10 +65,55 @@ def test_the_same_pid_gets_the_same_participant_and_batch():
 def test_a_full_study_refuses_arrivals_and_stores_nothing():
     study = open_study(4, per_participant=4, ratings=1)  # 24 slots, 4 setups: 6 batches
     for n in range(6):
-        services.participant_arrive(study=study, pid=pid(n))
+        qualify(services.participant_arrive(study=study, pid=pid(n)))
     with pytest.raises(services.StudyFull):
         services.participant_arrive(study=study, pid=pid(99))
     assert not Participant.objects.filter(prolific_pid=pid(99)).exists()
+
+
+def test_places_held_by_people_not_yet_qualified_make_the_study_busy_not_full():
+    study = open_study(4, per_participant=4, ratings=1)  # 6 batches
+    starters = [services.participant_arrive(study=study, pid=pid(n)) for n in range(6)]
+    for starter in starters[:5]:
+        qualify(starter)
+    with pytest.raises(services.StudyBusy):  # the sixth may still fail its test
+        services.participant_arrive(study=study, pid=pid(99))
+    assert not Participant.objects.filter(prolific_pid=pid(99)).exists()
+    qualify(starters[5])
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(99))
+
+
+def test_a_retried_consent_resumes_its_batch_even_when_the_study_is_now_full():
+    study = open_study(4, per_participant=4, ratings=1)
+    for n in range(5):
+        qualify(services.participant_arrive(study=study, pid=pid(n)))
+    first = services.participant_arrive(study=study, pid=PID, resume_hash="h1")  # the last batch
+    again = services.participant_arrive(study=study, pid=PID, resume_hash="h1")
+    assert again.pk == first.pk
+    assert Slot.objects.filter(participant=first).count() == 4
+    with pytest.raises(services.OtherBrowser):
+        services.participant_arrive(study=study, pid=PID, resume_hash="another browser")
+
+
+def test_a_retry_that_finds_no_batch_resumes_the_consent_committed_meanwhile(monkeypatch):
+    """The first consent commits while its retry looks for places (its answer was lost)."""
+    from studies import assignment
+
+    study = open_study(4, per_participant=4, ratings=1)
+    for n in range(5):
+        qualify(services.participant_arrive(study=study, pid=pid(n)))
+    real_reserve = assignment.batch_reserve
+
+    def reserve_after_the_first_commits(*, create, rng=None):
+        monkeypatch.setattr(services, "batch_reserve", real_reserve)
+        services.participant_arrive(study=study, pid=PID, resume_hash="h1")
+        raise assignment.BatchUnavailable("the first one took the last batch")
+
+    monkeypatch.setattr(services, "batch_reserve", reserve_after_the_first_commits)
+    monkeypatch.setattr(services, "participants_expire", lambda **kw: 0)
+    retried = services.participant_arrive(study=study, pid=PID, resume_hash="h1")
+    assert retried.prolific_pid == PID and Participant.objects.filter(prolific_pid=PID).count() == 1
 
 
 def test_failing_the_qualification_screens_out_and_releases_the_batch():
