@@ -7,15 +7,16 @@ of a setup share a story, so they are resampled together.
 This module holds the per-sample and per-rating building blocks:
 
 * Krippendorff's alpha (interval) is built from per-unit value counts, because imported
-  raters have no identity across samples; mean SD and split-half reliability likewise.
+  raters have no identity across samples; mean SD likewise.
 * Each rating against the *other* ratings of its sample (:func:`rating_cases`): inside their
   accepted band by the official rule (:func:`annotations.official.is_within_sd`, never
   re-implemented here), and the others' mean.
 * Groups of samples rated by the same set of raters, and weighted grouped ranks.
 
 The human upper bound and leave-one-annotator-out Spearman live in
-:mod:`annotations.metrics_annotators`; all figures at once with bootstrap intervals in
-:mod:`annotations.metrics_bootstrap`.
+:mod:`annotations.metrics_annotators`, split-half reliability (the mean over many random
+splits) in :mod:`annotations.metrics_splithalf`; all figures at once with bootstrap
+intervals in :mod:`annotations.metrics_bootstrap`.
 """
 
 from __future__ import annotations
@@ -307,53 +308,3 @@ def sample_groups(table: RatingTable) -> np.ndarray:
         _, code = np.unique(column, return_inverse=True)
         _, group = np.unique(group * (int(code.max()) + 1) + code.ravel(), return_inverse=True)
     return group.ravel()
-
-
-# --- split-half reliability ---------------------------------------------------------------
-
-
-def _fractions(table: RatingTable, seed: int) -> np.ndarray:
-    """A pseudo-random number in [0, 1) per rating from its (sample, rater) pair and the
-    seed (the splitmix64 finaliser), so that a shuffled table gets the same numbers."""
-    n_raters = np.uint64(int(table.rater.max()) + 1 if len(table) else 1)
-    z = table.sample.astype(np.uint64) * n_raters + table.rater.astype(np.uint64)
-    z += np.uint64(0x9E3779B97F4A7C15 * (seed + 1) % 2**64)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z ^= z >> np.uint64(31)
-    return (z >> np.uint64(11)).astype(float) * 2.0**-53
-
-
-def split_halves(table: RatingTable, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Randomly split each sample's ratings into two halves; return ``(mean_a, mean_b, ok)``
-    per sample (``ok``: the sample has at least two ratings). The split depends on the
-    seed and on who rated what, not on the order of the rows."""
-    # one float sort: the integer part orders samples, the random fraction shuffles within
-    order = np.argsort(table.sample + _fractions(table, seed) * 0.5)
-    s = table.sample[order]
-    n = np.bincount(table.sample)
-    first = np.r_[0, np.flatnonzero(np.diff(s)) + 1] if len(s) else np.zeros(0, np.int64)
-    start = np.zeros(len(n), np.int64)
-    start[s[first]] = first
-    rank = np.arange(len(s)) - start[s]
-    half_a = rank * 2 < n[s]
-    scores = table.score[order]
-    na = np.bincount(s, half_a, minlength=len(n))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_a = np.bincount(s, scores * half_a, minlength=len(n)) / na
-        mean_b = np.bincount(s, scores * ~half_a, minlength=len(n)) / (n - na)
-    return mean_a, mean_b, n >= 2
-
-
-def spearman_brown(r: float) -> float:
-    """Reliability of the full-length mean from the correlation of two halves."""
-    return 2 * r / (1 + r) if r > -1 else float("nan")
-
-
-def split_half(table: RatingTable, seed: int = 0) -> dict[str, float]:
-    """Pearson r between the half means across samples, and its Spearman-Brown correction."""
-    a, b, ok = split_halves(table, seed)
-    if ok.sum() < 3 or np.std(a[ok]) == 0 or np.std(b[ok]) == 0:
-        return {"r": float("nan"), "corrected": float("nan")}
-    r = float(np.corrcoef(a[ok], b[ok])[0, 1])
-    return {"r": r, "corrected": spearman_brown(r)}

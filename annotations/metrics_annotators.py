@@ -12,9 +12,25 @@ A pure module (numpy and scipy.sparse, no Django).
 * Leave-one-annotator-out Spearman follows the RAW-C paper: each annotator's ratings against
   the mean of the others on the items they rated, averaged over annotators.
 
+**Weighting rule.** The average-annotator figures and the leave-one-out mean weight each
+unit by its *coverage*, the number of samples it rated that have another rating
+(:func:`coverage_mean`). An equal-weight mean lets a unit with a handful of samples count
+as much as one with hundreds: on the dev set the 6th import position (the 6th rating that
+only 12 of 588 samples have) weighs 1/6 and lifts the equal-weight average-annotator
+accuracy from 0.694 (without it) to 0.717 and the Spearman from 0.629 to 0.681; weighted
+by coverage they are 0.694 and 0.631. Weighting by coverage was chosen over a
+minimum-coverage cut-off because it needs no threshold to pick and drops no data; it makes the
+average-annotator accuracy the share of all ratings inside the others' band (the paper's
+per-rating rule, pooled), it weights a Spearman by its items, close to inverse-variance
+weighting (the variance of Fisher's z is 1 / (n - 3)), and where every unit covers the same
+number of samples (a study whose participants each rate one batch) it equals the plain
+mean. The best-per-group variant keeps the paper's rule: the mean over groups of each
+group's best unit, groups of at least ``MIN_GROUP_SAMPLES`` samples.
+
 The figures are computed for a matrix of *setup weights* (one row per bootstrap replicate,
 one column per setup: how often the setup was drawn), so the point estimate is the row of
-ones and a replicate needs no copy of the ratings. Everything that depends on the weights
+ones and a replicate needs no copy of the ratings; a unit's coverage in a replicate counts
+its samples as often as their setups were drawn. Everything that depends on the weights
 is linear in them at the level of *runs* (the ratings of one unit with one value), so it is
 a sparse matrix product; the weighted average ranks are cumulative sums over runs. A rating
 of weight ``w`` counts as ``w`` copies, ties get the average rank, as scipy's Spearman does.
@@ -25,6 +41,7 @@ the order of the ratings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -89,6 +106,14 @@ class Runs:
         return np.add.reduceat(values, self.unit_start, axis=0)
 
 
+class UnitScores(NamedTuple):
+    """Per annotator unit (per replicate row, under setup weights)."""
+
+    accuracy: np.ndarray  # share of its ratings inside the others' band
+    spearman: np.ndarray  # rank correlation with the others' means (NaN where undefined)
+    coverage: np.ndarray  # samples rated that have another rating (weighted)
+
+
 @dataclass
 class AnnotatorScores:
     """The official metrics of every annotator unit against the others of each sample."""
@@ -107,31 +132,30 @@ class AnnotatorScores:
     pair_x: np.ndarray  # x run of each pair
     pairs_per_y: np.ndarray  # pairs of each y run (pairs are in y-run order)
     pair_unit_start: np.ndarray
-    _point: tuple | None = field(default=None, init=False, repr=False)
+    _point: UnitScores | None = field(default=None, init=False, repr=False)
 
-    def scores(self, setup_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``(accuracy, spearman)`` per unit; for a ``(replicates x setups)`` weight matrix,
-        one row per replicate (all weights 1, a single row, when omitted)."""
+    def scores(self, setup_weights: np.ndarray | None = None) -> UnitScores:
+        """Accuracy, Spearman and coverage per unit; for a ``(replicates x setups)`` weight
+        matrix, one row per replicate (all weights 1, a single row, when omitted)."""
         single = setup_weights is None
         if single and self._point is not None:
             return self._point  # the point estimate serves several figures
         weights = np.ones((1, self.n_setups)) if single else np.atleast_2d(setup_weights)
         if not self.n_units:
             empty = np.zeros((len(weights), 0))
-            return (empty[0], empty[0]) if single else (empty, empty)
+            return UnitScores(*([empty[0]] * 3 if single else [empty] * 3))
         step = max(1, min(MAX_CHUNK, CHUNK_CELLS // max(self.pairs.shape[0], 1)))
-        acc, rho = [], []
-        for start in range(0, len(weights), step):
-            a, r = self._chunk(np.ascontiguousarray(weights[start : start + step].T, float))
-            acc.append(a.T)
-            rho.append(r.T)
-        acc_all, rho_all = np.vstack(acc), np.vstack(rho)
+        parts = [
+            self._chunk(np.ascontiguousarray(weights[start : start + step].T, float))
+            for start in range(0, len(weights), step)
+        ]
+        found = UnitScores(*(np.vstack([p[k].T for p in parts]) for k in range(3)))
         if single:
-            self._point = (acc_all[0], rho_all[0])
+            self._point = UnitScores(*(column[0] for column in found))
             return self._point
-        return acc_all, rho_all
+        return found
 
-    def _chunk(self, wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _chunk(self, wt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Columns of setup weights ``wt`` (setups x replicates) -> (units x replicates)."""
         wx, wy = self.x_weights @ wt, self.y_weights @ wt
         rx, sxx = self.x.ranks(wx)
@@ -143,7 +167,7 @@ class AnnotatorScores:
         sxy = np.add.reduceat(cross, self.pair_unit_start, axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             acc = np.where(n > 0, (self.hits @ wt) / n, np.nan)
-        return acc, _pearson(n, sxx, syy, sxy)
+        return acc, _pearson(n, sxx, syy, sxy), n
 
 
 def _pearson(n, sxx, syy, sxy) -> np.ndarray:
@@ -234,28 +258,32 @@ def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.nd
     start = _starts(groups)
     with np.errstate(invalid="ignore"):
         best = np.fmax.reduceat(values[:, order], start, axis=1)[:, ok_groups[groups[start]]]
-    return _mean_of_finite(best)
+    return coverage_mean(best, np.ones_like(best))
 
 
-def _mean_of_finite(values: np.ndarray) -> np.ndarray:
-    """Mean of each row's finite values (NaN for a row without any)."""
-    out = np.full(len(values), np.nan)
-    for k, row in enumerate(values):
-        row = row[np.isfinite(row)]
-        if len(row):
-            out[k] = row.mean()
-    return out
+def coverage_mean(values: np.ndarray, coverage: np.ndarray) -> np.ndarray:
+    """Per row, the mean of the finite values, each weighted by its coverage (NaN for a
+    row without any): the module's weighting rule."""
+    values, coverage = np.atleast_2d(values), np.atleast_2d(coverage)
+    usable = np.isfinite(values) & (coverage > 0)
+    total = np.where(usable, coverage, 0.0).sum(axis=1)
+    weighted = np.where(usable, values * coverage, 0.0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total > 0, weighted / total, np.nan)
 
 
 def upper_bound_figures(
     ann: AnnotatorScores, ok_groups: np.ndarray | None, weights: np.ndarray | None = None
 ) -> dict[str, np.ndarray | float]:
-    """The human upper bound: ``average_*`` over all annotator units, ``best_*`` the mean
-    over groups of the group's best unit (each metric's best chosen separately). Floats
-    for the point estimate; one value per row of a setup weight matrix otherwise."""
-    acc, rho = ann.scores(weights)
-    acc, rho = np.atleast_2d(acc), np.atleast_2d(rho)
-    out = {"average_accuracy": _mean_of_finite(acc), "average_spearman": _mean_of_finite(rho)}
+    """The human upper bound: ``average_*`` over all annotator units weighted by coverage,
+    ``best_*`` the mean over groups of the group's best unit (each metric's best chosen
+    separately). Floats for the point estimate; one value per row of a setup weight matrix
+    otherwise."""
+    acc, rho, coverage = (np.atleast_2d(v) for v in ann.scores(weights))
+    out = {
+        "average_accuracy": coverage_mean(acc, coverage),
+        "average_spearman": coverage_mean(rho, coverage),
+    }
     if ok_groups is not None:
         out["best_accuracy"] = _best_per_group(acc, ann.unit_group, ok_groups)
         out["best_spearman"] = _best_per_group(rho, ann.unit_group, ok_groups)
@@ -264,16 +292,31 @@ def upper_bound_figures(
 
 def loo_spearman(ann: AnnotatorScores) -> dict[str, float]:
     """RAW-C's leave-one-annotator-out agreement: per annotator, Spearman between their
-    ratings and the others' mean on the same items; mean, median, min, max over annotators."""
-    rho = ann.scores()[1]
-    rho = rho[~np.isnan(rho)]
+    ratings and the others' mean on the same items. ``mean`` weights each annotator by
+    coverage (the rule above; ``unweighted_mean`` for comparison); median, min and max are
+    over annotators; ``items_min``/``items_max`` the least and most samples one covers."""
+    scores = ann.scores()
+    usable = np.isfinite(scores.spearman)
+    rho, coverage = scores.spearman[usable], scores.coverage[usable]
     if not len(rho):
         nan = float("nan")
-        return {"mean": nan, "median": nan, "min": nan, "max": nan, "n": 0}
+        return {
+            "mean": nan,
+            "unweighted_mean": nan,
+            "median": nan,
+            "min": nan,
+            "max": nan,
+            "n": 0,
+            "items_min": 0,
+            "items_max": 0,
+        }
     return {
-        "mean": float(rho.mean()),
+        "mean": float(coverage_mean(rho, coverage)[0]),
+        "unweighted_mean": float(rho.mean()),
         "median": float(np.median(rho)),
         "min": float(rho.min()),
         "max": float(rho.max()),
         "n": int(len(rho)),
+        "items_min": int(coverage.min()),
+        "items_max": int(coverage.max()),
     }

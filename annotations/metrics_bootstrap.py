@@ -2,14 +2,20 @@
 
 A pure module (numpy, no Django). Setups are the bootstrap unit: the six samples of a setup
 share a story, so they are resampled together. A replicate is a row of *setup weights* (how
-often each setup was drawn). Alpha, mean SD and split-half are sums of per-setup parts, so
-all their replicates are one matrix product; the per-annotator figures take the weight rows
-directly (:class:`annotations.metrics_annotators.AnnotatorScores`).
+often each setup was drawn). Alpha and mean SD are sums of per-setup parts, so all their
+replicates are one matrix product; split-half likewise, with a random split of its own per
+replicate (:class:`annotations.metrics_splithalf.SplitSums`); the per-annotator figures
+take the weight rows directly (:class:`annotations.metrics_annotators.AnnotatorScores`).
+
+A figure can be undefined in a replicate (a Spearman over constant ranks, alpha without
+variation); the interval is taken over the replicates where it is defined, and
+:class:`Agreement` says how many those were (``defined``) of how many were drawn
+(``drawn``), so that "1000 replicates" is never claimed for fewer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -23,8 +29,6 @@ from .metrics import (
     krippendorff_alpha,
     mean_sd,
     sample_sds,
-    spearman_brown,
-    split_halves,
     unit_counts,
 )
 from .metrics_annotators import (
@@ -33,6 +37,7 @@ from .metrics_annotators import (
     loo_spearman,
     upper_bound_figures,
 )
+from .metrics_splithalf import SPLITS, SplitSums, split_count, split_sums
 
 BOOTSTRAP_ROW_BUDGET = 10_000_000  # rating-replicates of the per-annotator figures
 MIN_BOOTSTRAP = 20
@@ -53,43 +58,35 @@ class Agreement:
     groups_known: bool
     n_groups: int
     loo: dict[str, float]
-
-
-def _split_half_value(a: np.ndarray, b: np.ndarray, ok: np.ndarray) -> float:
-    if ok.sum() < 3 or np.std(a[ok]) == 0 or np.std(b[ok]) == 0:
-        return float("nan")
-    return spearman_brown(float(np.corrcoef(a[ok], b[ok])[0, 1]))
+    split_half: dict[str, float]  # the mean over random splits: sd, min, max, splits, defined
+    defined: dict[str, int] = field(default_factory=dict)  # replicates where it is defined
+    drawn: dict[str, int] = field(default_factory=dict)  # replicates drawn for the figure
 
 
 class _Resampler:
-    """Alpha, mean SD and split-half summed per setup (one matrix: 4 + 2 + 6 columns), so
-    that the figures of a block of replicates are one product with its weight matrix."""
+    """Alpha and mean SD summed per setup (one matrix: 4 + 2 columns), so that the figures
+    of a block of replicates are one product with its weight matrix; split-half from the
+    per-setup sums of each replicate's own split."""
 
-    def __init__(self, uc, halves: tuple[np.ndarray, np.ndarray, np.ndarray]):
+    def __init__(self, uc, splits: SplitSums):
         self.n_setups = int(uc.unit_setup.max()) + 1
+        self.splits = splits
         sds = sample_sds(uc)
-        a, b, ok = halves
-        a, b = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
-        columns = np.column_stack(
-            [_alpha_parts(uc), np.nan_to_num(sds), ~np.isnan(sds), ok, a, b, a * a, b * b, a * b]
-        )
+        columns = np.column_stack([_alpha_parts(uc), np.nan_to_num(sds), ~np.isnan(sds)])
         self.sums = np.column_stack(
             [np.bincount(uc.unit_setup, c, minlength=self.n_setups) for c in columns.T]
         )
 
-    def fixed(self, weights: np.ndarray) -> dict[str, np.ndarray]:
-        """Alpha, mean SD and split-half for a (replicates x setups) weight matrix."""
+    def figures(self, weights: np.ndarray, first: int) -> dict[str, np.ndarray]:
+        """Alpha, mean SD and split-half for a (replicates x setups) weight matrix whose
+        first row is replicate number ``first``."""
         sums = dot(weights, self.sums)
-        alpha = _alpha_from_parts(sums[:, :4])
         sd_total, sd_n = sums[:, 4], sums[:, 5]
-        n, sa, sb, saa, sbb, sab = sums[:, 6:].T
-        cov, va, vb = n * sab - sa * sb, n * saa - sa * sa, n * sbb - sb * sb
         with np.errstate(invalid="ignore", divide="ignore"):
-            r = np.where((va > 0) & (vb > 0), cov / np.sqrt(va * vb), np.nan)
             return {
-                "alpha": alpha,
+                "alpha": _alpha_from_parts(sums[:, :4]),
                 "mean_sd": np.where(sd_n > 0, sd_total / sd_n, np.nan),
-                "split_half": 2 * r / (1 + r),
+                "split_half": self.splits.replicates(weights, first),
             }
 
 
@@ -100,24 +97,36 @@ def agreement(
 
     Alpha, mean SD and split-half get ``n_boot`` replicates; the per-annotator figures
     (upper bound, LOO Spearman) get fewer on large data (``n_boot_annotators``).
+    Split-half is the mean over ``SPLITS`` random splits (fewer on very large data), and
+    each replicate draws a split of its own (in turn from a pool of ``n_boot`` splits, or
+    of fewer on very large data).
     """
     uc = unit_counts(table)
     ann = annotator_scores(table, groups_known=groups_known, uc=uc)
     ok_groups = _ok_groups(ann) if groups_known else None
-    halves = split_halves(table, seed)
+    n_samples = int((uc.counts.sum(axis=1) > 0).sum())
+    n_splits = split_count(n_samples, SPLITS)
+    boot = n_boot > 0 and len(table) > 0
+    pool = split_count(n_samples, max(n_splits, n_boot)) if boot else n_splits
+    splits = split_sums(uc, pool, seed)
+    split_half = _split_summary(splits.figures()[:n_splits])
     values = {
         "alpha": krippendorff_alpha(table, uc),
         "mean_sd": mean_sd(table, uc),
-        "split_half": _split_half_value(*halves),
+        "split_half": split_half["mean"],
         **upper_bound_figures(ann, ok_groups),
     }
     loo = loo_spearman(ann)
     values["loo_spearman"] = loo["mean"]
-    intervals, n_annotator = {}, 0
-    if n_boot > 0 and len(table):
-        reps = _replicate(_Resampler(uc, halves), ann, ok_groups, n_boot, seed)
-        intervals = {key: _percentile(reps[key]) for key in values if key in reps}
+    intervals, defined, drawn, n_annotator = {}, {}, {}, 0
+    if boot:
+        reps = _replicate(_Resampler(uc, splits), ann, ok_groups, n_boot, seed)
+        for key in values:
+            if key in reps:
+                intervals[key], defined[key] = _percentile(reps[key])
+                drawn[key] = len(reps[key])
         n_annotator = _replicates(n_boot, ann.n_rows)
+        split_half["pool"] = len(splits)
     return Agreement(
         values={k: (float("nan") if v is None else float(v)) for k, v in values.items()},
         intervals=intervals,
@@ -129,7 +138,24 @@ def agreement(
         groups_known=groups_known,
         n_groups=int(ok_groups.sum()) if ok_groups is not None else 0,
         loo=loo,
+        split_half=split_half,
+        defined=defined,
+        drawn=drawn,
     )
+
+
+def _split_summary(figures: np.ndarray) -> dict[str, float]:
+    """The mean over the splits where the figure is defined, and their spread."""
+    ok = figures[np.isfinite(figures)]
+    nan = float("nan")
+    return {
+        "mean": float(ok.mean()) if len(ok) else nan,
+        "sd": float(ok.std(ddof=1)) if len(ok) > 1 else nan,
+        "min": float(ok.min()) if len(ok) else nan,
+        "max": float(ok.max()) if len(ok) else nan,
+        "splits": len(figures),
+        "defined": len(ok),
+    }
 
 
 def _ok_groups(ann: AnnotatorScores) -> np.ndarray:
@@ -165,7 +191,7 @@ def _replicate(res: _Resampler, ann, ok_groups, n_boot: int, seed: int) -> dict[
     annotator_weights = []
     for start in range(0, n_boot, CHUNK):
         weights = setup_weights(rng, res.n_setups, min(CHUNK, n_boot - start))
-        for key, values in res.fixed(weights).items():
+        for key, values in res.figures(weights, start).items():
             reps.setdefault(key, []).extend(values.tolist())
         annotator_weights.append(weights[: max(0, n_annotator - start)])
     figures = upper_bound_figures(ann, ok_groups, np.vstack(annotator_weights))
@@ -175,10 +201,12 @@ def _replicate(res: _Resampler, ann, ok_groups, n_boot: int, seed: int) -> dict[
     return reps
 
 
-def _percentile(values: list[float]) -> tuple[float, float]:
+def _percentile(values: list[float]) -> tuple[tuple[float, float], int]:
+    """The 95% percentile interval over the replicates where the figure is defined, and
+    how many those are."""
     arr = np.asarray(values, dtype=float)
-    arr = arr[~np.isnan(arr)]
+    arr = arr[np.isfinite(arr)]
     if not len(arr):
-        return (float("nan"), float("nan"))
+        return (float("nan"), float("nan")), 0
     low, high = np.percentile(arr, [2.5, 97.5])
-    return (float(low), float(high))
+    return (float(low), float(high)), len(arr)

@@ -38,6 +38,11 @@ class Metric:
             "group": self.group,
             "value": self.value(result),
             "interval": self.interval(result),
+            # replicates where the figure is defined, of those drawn (the interval's basis)
+            "replicates": {
+                "defined": result.defined.get(self.key, 0),
+                "drawn": result.drawn.get(self.key, 0),
+            },
         }
 
 
@@ -60,26 +65,30 @@ METRICS = [
     Metric(
         "average_accuracy",
         "Human upper bound: accuracy (average annotator)",
-        "Every annotator's accuracy against the others of each sample, averaged.",
+        "Every annotator's accuracy against the others of each sample, averaged with each "
+        "annotator weighted by the samples it rated (the share of all ratings inside the "
+        "others' band).",
         "upper bound",
     ),
     Metric(
         "average_spearman",
         "Human upper bound: Spearman (average annotator)",
-        "Every annotator's Spearman against the others' means, averaged.",
+        "Every annotator's Spearman against the others' means, averaged with each annotator "
+        "weighted by the samples it rated.",
         "upper bound",
     ),
     Metric(
         "loo_spearman",
         "Leave-one-annotator-out Spearman",
         "RAW-C: each annotator vs the mean of the others on the items they rated, averaged "
-        "(by construction equal to the average-annotator Spearman).",
+        "with each annotator weighted by those items (by construction equal to the "
+        "average-annotator Spearman).",
     ),
     Metric(
         "split_half",
         "Split-half reliability of item means",
         "Ratings of each sample split at random in two halves; Pearson r of the half means "
-        "across samples, Spearman-Brown corrected.",
+        "across samples, Spearman-Brown corrected; the mean over many random splits.",
     ),
 ]
 
@@ -104,5 +113,6 @@ def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> 
         "groups_known": result.groups_known,
         "n_groups": result.n_groups,
         "loo": result.loo,
+        "split_half": result.split_half,
         "seed": seed,
     }

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from annotations import metrics, metrics_annotators, metrics_bootstrap
+from annotations import metrics, metrics_annotators, metrics_bootstrap, metrics_splithalf
 from annotations.metrics import RatingTable
 
 from .helpers import official_per_rater, random_study
@@ -57,7 +57,7 @@ def test_it_agrees_with_official_score_lists_per_annotator(seed):
     rows = random_study(seed)
     official = official_per_rater(rows)
     ann = metrics_annotators.annotator_scores(RatingTable.from_rows(rows), groups_known=False)
-    acc, rho = ann.scores()
+    acc, rho, _ = ann.scores()
     raters = sorted(official)
     assert acc == pytest.approx([official[r].accuracy for r in raters], abs=1e-12)
     expected = [np.nan if official[r].spearman is None else official[r].spearman for r in raters]
@@ -110,9 +110,9 @@ def test_the_closed_form_alpha_used_by_the_bootstrap_equals_the_package():
 def test_split_half_is_spearman_brown_corrected():
     # every rater gives the same score per sample: halves agree perfectly
     rows = [(s, r, 1 + s % 5) for s in range(20) for r in range(4)]
-    result = metrics.split_half(RatingTable.from_rows(rows))
-    assert result["r"] == pytest.approx(1.0)
-    assert metrics.spearman_brown(0.5) == pytest.approx(2 / 3)
+    table = RatingTable.from_rows(rows)
+    assert metrics_splithalf.split_half(metrics.unit_counts(table)) == pytest.approx(1.0)
+    assert metrics_splithalf.spearman_brown(0.5) == pytest.approx(2 / 3)
 
 
 def test_bootstrap_intervals_resample_setups_and_are_seeded():
@@ -127,3 +127,25 @@ def test_bootstrap_intervals_resample_setups_and_are_seeded():
     assert low < first.values["alpha"] < high
     low, high = first.intervals["mean_sd"]
     assert low < first.values["mean_sd"] < high
+
+
+def test_intervals_report_how_many_replicates_defined_each_figure():
+    # setup 0 is unanimous; a replicate that draws only setup 0 (about 1 in 27 of them)
+    # has no variation at all, so alpha and split-half are undefined there
+    rows = [(s, r, 3) for s in range(6) for r in range(4)]
+    rng = np.random.default_rng(5)
+    rows += [(s, r, int(rng.integers(1, 6))) for s in range(6, 18) for r in range(4)]
+    table = RatingTable.from_rows(rows, {s: s // 6 for s in range(18)})
+    result = metrics_bootstrap.agreement(table, groups_known=False, n_boot=1000, seed=1)
+    assert result.drawn["alpha"] == 1000 and result.drawn["mean_sd"] == 1000
+    assert 0 < 1000 - result.defined["alpha"] < 100
+    assert result.defined["mean_sd"] == 1000  # an SD is defined on any setup
+    assert result.defined["split_half"] < 1000
+    for key in ("average_accuracy", "average_spearman", "loo_spearman"):
+        assert result.defined[key] <= result.drawn[key] == result.n_boot_annotators
+
+
+def test_the_interval_is_taken_over_the_defined_replicates_only():
+    interval, defined = metrics_bootstrap._percentile([np.nan] * 3 + list(range(101)))
+    assert defined == 101 and interval == pytest.approx((2.5, 97.5))
+    assert metrics_bootstrap._percentile([np.nan, np.nan])[1] == 0
