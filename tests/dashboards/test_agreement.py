@@ -81,3 +81,31 @@ def test_a_study_filter_uses_only_that_studys_participants(researcher_client):
     assert data.json()["n_ratings"] == 12  # not the 30 imported ratings
     assert data.json()["groups_known"] is True
     assert Rater.objects.filter(kind=Rater.Kind.IMPORTED).exists()
+
+
+def test_on_dev_annotator_figures_weight_positions_by_coverage_and_say_so(
+    researcher_client, dev_split, dev_json
+):
+    from predictions.evaluation import is_within_sd
+
+    data = researcher_client.get("/dashboards/agreement.json", {"split": dev_split.id, "boot": 40})
+    got, payload = figures(data), data.json()
+    # coverage-weighted accuracy = the share of all ratings inside the others' band
+    verdicts = [
+        is_within_sd(v, sample["choices"][:k] + sample["choices"][k + 1 :])
+        for sample in dev_json.values()
+        for k, v in enumerate(sample["choices"])
+    ]
+    pooled = sum(verdicts) / len(verdicts)
+    assert got["average_accuracy"]["value"] == pytest.approx(pooled, abs=1e-12)
+    loo = payload["loo"]
+    assert (loo["n"], loo["items_min"], loo["items_max"]) == (6, 12, 588)  # the 6th position
+    assert loo["mean"] < loo["unweighted_mean"]
+    assert payload["split_half"]["splits"] == 200 and payload["split_half"]["pool"] == 200
+    for metric in payload["metrics"]:
+        drawn = 40 if metric["key"] in ("alpha", "mean_sd", "split_half") else None
+        assert metric["replicates"]["defined"] <= metric["replicates"]["drawn"]
+        assert drawn is None or metric["replicates"]["drawn"] == drawn
+    html = researcher_client.get("/dashboards/", {"split": dev_split.id}).content.decode()
+    assert "weight each annotator by the number of samples it rated" in html
+    assert "(here 12 to 588;" in html and "mean over 200 random splits" in html

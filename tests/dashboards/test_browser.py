@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.conftest import CONFORMANCE, screenshot
@@ -70,3 +72,26 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
 
     # no request may outlive the test: on SQLite the live server shares the test connection
     page.goto("about:blank")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_agreement_page_says_how_many_replicates_defined_an_interval(
+    live_server, page, researcher
+):
+    from annotations.models import Rating
+    from tests.dashboards.helpers import import_setups
+
+    split = import_setups(3)
+    first = split.samples.order_by("position").first().story.setup_id
+    # one unanimous setup: a replicate that draws only it (about 1 in 27) has no variation
+    Rating.objects.filter(sample__story__setup_id=first).update(score=3)
+    log_in(page, live_server)
+    page.wait_for_selector("#leaderboard")
+    page.goto(f"{live_server.url}/dashboards/")
+    page.wait_for_function("() => document.getElementById('boot-note').textContent !== ''")
+    found = re.search(r"\((\d+) of 1000 replicates defined\)", page.inner_text("[data-key=alpha]"))
+    assert found and 900 < int(found.group(1)) < 1000
+    assert "replicates defined" not in page.inner_text("[data-key=mean_sd]")
+    assert "split-half draws a random split for each replicate" in page.inner_text("#boot-note")
+    assert "mean over 200 random splits" in page.inner_text("#method-note")

@@ -30,11 +30,19 @@
     fetch(table.dataset.url, { credentials: "same-origin" }).then((r) => r.json()).then((data) => {
       for (const m of data.metrics) {
         const cell = table.querySelector(`tr[data-key="${m.key}"] .interval`);
-        if (cell) cell.textContent = m.interval ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—";
+        if (!cell) continue;
+        const reps = m.replicates || { defined: 0, drawn: 0 };
+        // an interval over fewer replicates than drawn says so
+        const count = reps.defined < reps.drawn ? ` (${reps.defined} of ${reps.drawn} replicates defined)` : "";
+        cell.textContent = (m.interval ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—") + count;
       }
+      const pool = data.split_half && data.split_half.pool;
       document.getElementById("boot-note").textContent =
         `${data.n_boot} bootstrap replicates over ${data.n_setups} setups (seed ${data.seed}); ` +
-        `the per-annotator figures use the first ${data.n_boot_annotators} of them.`;
+        `the per-annotator figures use the first ${data.n_boot_annotators} of them; ` +
+        (pool && pool < data.n_boot
+          ? `split-half gives each replicate one of ${pool} random splits in turn.`
+          : "split-half draws a random split for each replicate.");
     });
   }
 
