@@ -145,6 +145,13 @@ CULPRITS = """() => [...document.querySelectorAll('body *')]
   .slice(0, 5).map((e) => e.tagName + (e.id ? '#' + e.id : '') + '.' + e.className
     + ' ' + Math.round(e.getBoundingClientRect().right))"""
 
+AXE_URL = "/static/vendor/axe-core/axe.min.js"
+# A box that scrolls sideways must be reachable by keyboard (or hold something focusable).
+UNFOCUSABLE_SCROLLERS = """async () => {
+  const result = await axe.run(document, {runOnly: ['scrollable-region-focusable']});
+  return result.violations.flatMap((v) => v.nodes.map((n) => n.target.join(' ')));
+}"""
+
 
 def test_the_researcher_route_list_is_complete():
     names = {r.name for r in researcher_routes()}
@@ -159,7 +166,7 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
     log_in(tab, live_server)
-    wide, not_pages, checked = {}, [], []
+    wide, unfocusable, not_pages, checked = {}, {}, [], []
     for route in researcher_routes():
         base = page_url(route, world)
         for query in ["", *EXTRA_QUERIES.get(route.name, [])]:
@@ -177,11 +184,17 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
             width, inner = tab.evaluate(WIDTHS)
             if width > inner:
                 wide[url] = (width, tab.evaluate(CULPRITS))
+            tab.add_script_tag(url=live_server.url + AXE_URL)  # same origin: CSP allows it
+            if found := tab.evaluate(UNFOCUSABLE_SCROLLERS):
+                unfocusable[url] = found
             if tab.locator("#nav-toggle").count():  # pages with the researcher menu
                 assert tab.locator("#nav-toggle").is_visible(), url
                 assert tab.locator("#site-menu").is_hidden(), url
     assert not not_pages, not_pages
     assert not wide, "\n".join(f"{u}: {w}" for u, w in wide.items())
+    assert not unfocusable, unfocusable
+    response = tab.goto(f"{live_server.url}/no-such-page/")  # the error pages' layout too
+    assert response.status == 404 and tab.evaluate(WIDTHS)[0] <= PHONE["width"]
     assert not errors, errors
     assert len(checked) >= 24
 
@@ -209,6 +222,14 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     assert tab.locator("#site-menu").is_hidden()
     assert toggle.get_attribute("aria-expanded") == "false"
     assert tab.evaluate("() => document.activeElement.id") == "nav-toggle"
+
+    # a table box too wide for the phone is a tab stop, and the arrow keys scroll it
+    tab.goto(f"{live_server.url}/dashboards/", wait_until="networkidle")
+    box = tab.locator(".table-scroll").first
+    assert box.get_attribute("tabindex") == "0"
+    box.focus()
+    tab.keyboard.press("ArrowRight")
+    tab.wait_for_function("() => document.querySelector('.table-scroll').scrollLeft > 0")
     tab.goto("about:blank")  # no request may outlive the test (SQLite shares the connection)
 
 
@@ -220,6 +241,9 @@ def test_on_a_desktop_the_menu_is_always_shown_and_the_toggle_is_not(
     assert tab.locator("#site-menu").is_visible()
     assert tab.locator("#nav-toggle").is_hidden()
     assert tab.get_by_role("link", name="Model runs").is_visible()
+    tab.goto(f"{live_server.url}/api/upload/", wait_until="networkidle")
+    assert tab.locator(".table-scroll").count() >= 1
+    assert tab.locator(".table-scroll[tabindex]").count() == 0  # it fits: no extra tab stop
     tab.goto("about:blank")
 
 
