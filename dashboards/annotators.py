@@ -30,6 +30,7 @@ class RaterRow:
     pseudonym: str = ""
     kind: str = ""
     items: int = 0
+    compared: int = 0  # items other raters also rated: what correlation and leniency use
     median_seconds: float | None = None
     correlation: float | None = None
     leniency: float | None = None
@@ -95,6 +96,7 @@ def _per_rater(table: metrics.RatingTable, n: int) -> dict[str, np.ndarray]:
     extreme = np.isin(table.score, EXTREMES)
     return {
         "items": count,
+        "compared": used,
         "rho": rho,
         "leniency": np.where(used > 0, leniency, np.nan),
         "straight": (count >= MIN_ITEMS) & (var < 1e-12),
@@ -122,8 +124,9 @@ def _medians(rater: np.ndarray, seconds: np.ndarray, n: int) -> np.ndarray:
 
 def _flags(row: RaterRow) -> list[str]:
     flags = []
-    if row.items >= MIN_ITEMS and (row.correlation is None or row.correlation < LOW_CORRELATION):
-        flags.append("low correlation")
+    if row.compared >= MIN_ITEMS and row.correlation is not None:
+        if row.correlation < LOW_CORRELATION:  # the figure shown; none when it is "—"
+            flags.append("low correlation")
     if row.leniency is not None and abs(row.leniency) >= LENIENCY:
         flags.append("lenient" if row.leniency > 0 else "harsh")
     if row.straight_lining:
@@ -145,7 +148,7 @@ def _flag_counts(stats: dict, medians: np.ndarray) -> np.ndarray:
     """The number of flags of every rater, as :func:`_flags` gives them (attention checks
     aside: they are only known for the rows shown)."""
     rho, lenient = stats["rho"], np.abs(np.nan_to_num(stats["leniency"])) >= LENIENCY
-    low = (stats["items"] >= MIN_ITEMS) & (np.isnan(rho) | (np.nan_to_num(rho) < LOW_CORRELATION))
+    low = (stats["compared"] >= MIN_ITEMS) & ~np.isnan(rho) & (np.nan_to_num(rho) < LOW_CORRELATION)
     fast = ~np.isnan(medians) & (np.nan_to_num(medians, nan=np.inf) < FAST_SECONDS)
     return low.astype(int) + lenient + stats["straight"] + stats["extreme"] + fast
 
@@ -185,6 +188,7 @@ class RaterRows:
             pseudonym=info.get(rater_id, ("", ""))[0],
             kind=info.get(rater_id, ("", ""))[1],
             items=int(self.stats["items"][code]),
+            compared=int(self.stats["compared"][code]),
             median_seconds=_nan_none(self.medians[code]),
             correlation=_nan_none(self.stats["rho"][code]),
             leniency=_nan_none(self.stats["leniency"][code]),

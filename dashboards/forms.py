@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django import forms
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 
 from annotations.models import Rater, Rating, Sample, Split
 from studies.models import Study
@@ -51,15 +51,41 @@ class SampleFilterForm(forms.Form):
         data = self.cleaned_data if self.is_bound and self.is_valid() else {}
         return any(data.get(name) for name in ("split", "study", "homonym", "sense", "ending"))
 
-    def ratings(self) -> QuerySet[Rating]:
-        """Ratings of the filtered samples; with a study chosen, only its participants'."""
+    @property
+    def chosen_study(self) -> Study | None:
+        return self.cleaned_data.get("study") if self.is_bound and self.is_valid() else None
+
+    def scoped_ratings(self) -> QuerySet[Rating]:
+        """Ratings of the filtered samples (with a study chosen, only its participants'),
+        excluded raters' included."""
         ratings = Rating.objects.all()
         if self.filters_samples:  # a semi-join over every rating costs as much as the scan
             ratings = ratings.filter(sample__in=self.samples())
-        study = self.cleaned_data.get("study") if self.is_bound and self.is_valid() else None
-        if study is not None:
-            ratings = ratings.filter(rater__participant__study=study)
+        if self.chosen_study is not None:
+            ratings = ratings.filter(rater__participant__study=self.chosen_study)
+        return ratings
+
+    def ratings(self) -> QuerySet[Rating]:
+        """The ratings a dashboard counts: :meth:`scoped_ratings`, valid ones only unless
+        the toggle keeps the excluded raters."""
+        ratings = self.scoped_ratings()
         return ratings if self.keep_excluded else ratings.valid()
+
+    def scope(self, *, names: int = 10) -> dict:
+        """What :meth:`ratings` counts, for the page to say: the study (or all sources), and
+        the excluded raters among the scoped ratings (their pseudonyms, at most ``names``)
+        with whether they are left out or kept."""
+        has_ratings = Exists(self.scoped_ratings().filter(rater=OuterRef("pk")))
+        excluded = Rater.objects.excluded().filter(has_ratings).order_by("pseudonym", "id")
+        shown = list(excluded.values_list("pseudonym", flat=True)[:names])
+        n_excluded = len(shown) if len(shown) < names else excluded.count()
+        return {
+            "study": self.chosen_study,
+            "keep_excluded": self.keep_excluded,
+            "n_excluded": n_excluded,
+            "excluded": shown,
+            "more": n_excluded - len(shown),
+        }
 
     def query_string(self) -> str:
         """The filter as a query string, for links and JSON endpoints."""

@@ -53,7 +53,12 @@ def _int(value, default: int, low: int, high: int) -> int:
 @researcher_required
 def agreement(request):
     form = sample_filter(request.GET)
-    context = {"form": form, "query": form.query_string(), **agreement_for(form)}
+    context = {
+        "form": form,
+        "query": form.query_string(),
+        "scope": form.scope(),
+        **agreement_for(form),
+    }
     return render(request, "dashboards/agreement.html", {**context, "tab": "agreement"})
 
 
@@ -149,6 +154,7 @@ def annotator_quality(request):
         "page": page,
         "n_raters": len(rows),
         "n_flagged": rows.n_flagged,
+        "scope": form.scope(),
         "exclusions": annotators.active_exclusions(),
         "thresholds": annotators,
         "query": _query_without_page(request),

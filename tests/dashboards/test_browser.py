@@ -20,8 +20,16 @@ CELLS_READY = """() => {
 }"""
 
 
-def log_in(page, live_server):
-    page.goto(f"{live_server.url}/accounts/login/?next=/dashboards/leaderboard/")
+def axis_titles(page, canvas_id: str) -> list[str]:
+    return page.evaluate(
+        "(id) => { const s = Chart.getChart(document.getElementById(id)).options.scales;"
+        " return [s.x.title.text, s.y.title.text]; }",
+        canvas_id,
+    )
+
+
+def log_in(page, live_server, next_url="/dashboards/leaderboard/"):
+    page.goto(f"{live_server.url}/accounts/login/?next={next_url}")
     page.fill("input[name=username]", "rita")
     page.fill("input[name=password]", "rita-password")
     page.click("button[type=submit]")
@@ -56,6 +64,19 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
         ".data.datasets[0].data.length"
     )
     assert points > 0
+    # not colour alone: the two sides of the band have their own point style and legend
+    styles = page.evaluate(
+        "() => Chart.getChart(document.getElementById('chart-scatter')).data.datasets"
+        ".slice(0, 2).map((d) => [d.label, d.pointStyle])"
+    )
+    assert styles == [["● inside the band", "circle"], ["✕ outside the band", "crossRot"]]
+    assert axis_titles(page, "chart-labels") == ["rounded score", "% of samples"]
+    # the text alternatives: the numbers as tables, a summary as the canvas's label
+    labels_table = page.text_content("[data-numbers-for=chart-labels] table")
+    assert "humans" in labels_table and "pred_random.jsonl" in labels_table
+    scatter_table = page.text_content("[data-numbers-for=chart-scatter] table")
+    assert "inside the band" in scatter_table and "outside the band" in scatter_table
+    assert "inside the band" in page.get_attribute("#chart-scatter", "aria-label")
     screenshot(page, "dashboard-leaderboard")
     page.wait_for_load_state("networkidle")
 
@@ -67,6 +88,11 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
         "(c) => Chart.getChart(c).data.datasets[0].data.reduce((a, b) => a + b, 0))"
     )
     assert sum(bars) >= 30  # every rating of the six cells is drawn
+    label = page.get_attribute("canvas.hist", "aria-label")
+    assert label.startswith("Histogram of this cell's ratings: score 1: ")
+    assert axis_titles(
+        page, page.evaluate("() => document.querySelector('canvas.hist').id = 'first-hist'")
+    ) == ["score", "ratings"]
     screenshot(page, "dashboard-setup")
     page.wait_for_load_state("networkidle")
 
@@ -95,3 +121,36 @@ def test_the_agreement_page_says_how_many_replicates_defined_an_interval(
     assert "replicates defined" not in page.inner_text("[data-key=mean_sd]")
     assert "split-half draws a random split for each replicate" in page.inner_text("#boot-note")
     assert "mean over 200 random splits" in page.inner_text("#method-note")
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_agreement_charts_have_axis_titles_and_their_numbers_as_tables(
+    live_server, page, researcher
+):
+    from tests.dashboards.helpers import import_setups
+
+    import_setups(3)
+    missing = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    log_in(page, live_server, "/dashboards/")
+    page.wait_for_function(CHART_READY, arg="chart-histogram")
+    page.wait_for_function(CHART_READY, arg="chart-homonym-sd")
+    assert axis_titles(page, "chart-histogram") == ["score", "ratings"]
+    assert axis_titles(page, "chart-homonym-sd") == ["homonym", "mean SD of a sample's ratings"]
+    page.click("figure:has(#chart-histogram) summary")
+    rows = page.locator("[data-numbers-for=chart-histogram] tbody tr")
+    assert rows.count() == 5  # one row per score, a column per series
+    head = page.text_content("[data-numbers-for=chart-histogram] thead")
+    assert "open-ended" in head and "ended" in head
+    total = page.evaluate(
+        "() => [...document.querySelectorAll('[data-numbers-for=chart-histogram] tbody td')]"
+        ".reduce((a, td) => a + Number(td.textContent), 0)"
+    )
+    assert total == 3 * 6 * 5  # every imported rating is in the table
+    assert "score 1" in page.get_attribute("#chart-histogram", "aria-label")
+    assert page.locator("[data-numbers-for=chart-homonym-sd] tbody tr").count() == 3
+    screenshot(page, "dashboard-agreement-numbers")
+    page.wait_for_load_state("networkidle")
+    page.goto("about:blank")
+    assert missing == []  # the favicon included

@@ -4,7 +4,8 @@
   const COLORS = ["#2f5bd3", "#e08a1e", "#1e8e5a", "#c0392b", "#7d4cc2", "#6b7280"];
   const fmt = (v) => (v === null || v === undefined ? "—" : v.toFixed(3));
 
-  function bar(canvas, data, stacked) {
+  function bar(canvas, data, stacked, axes) {
+    ChartTable.fromSeries(canvas, data, axes.x);
     return new Chart(canvas, {
       type: "bar",
       data: {
@@ -13,15 +14,16 @@
       },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
         plugins: { title: { display: true, text: data.title } },
-        scales: { x: { stacked: stacked }, y: { stacked: stacked, beginAtZero: true } } },
+        scales: { x: { stacked: stacked, title: { display: true, text: axes.x } },
+                  y: { stacked: stacked, beginAtZero: true, title: { display: true, text: axes.y } } } },
     });
   }
 
-  function load(id, stacked) {
+  function load(id, stacked, axes) {
     const canvas = document.getElementById(id);
     if (!canvas) return;
     fetch(canvas.dataset.url, { credentials: "same-origin" })
-      .then((r) => r.json()).then((data) => bar(canvas, data, stacked));
+      .then((r) => r.json()).then((data) => bar(canvas, data, stacked, axes));
   }
 
   function intervals() {
@@ -34,7 +36,8 @@
         const reps = m.replicates || { defined: 0, drawn: 0 };
         // an interval over fewer replicates than drawn says so
         const count = reps.defined < reps.drawn ? ` (${reps.defined} of ${reps.drawn} replicates defined)` : "";
-        cell.textContent = (m.interval ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—") + count;
+        const known = m.interval && m.interval[0] !== null && m.interval[1] !== null;
+        cell.textContent = (known ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—") + count;
       }
       const pool = data.split_half && data.split_half.pool;
       document.getElementById("boot-note").textContent =
@@ -47,6 +50,6 @@
   }
 
   intervals();
-  load("chart-histogram", true);
-  load("chart-homonym-sd", false);
+  load("chart-histogram", true, { x: "score", y: "ratings" });
+  load("chart-homonym-sd", false, { x: "homonym", y: "mean SD of a sample's ratings" });
 })();

@@ -2,7 +2,8 @@
 (function () {
   "use strict";
   const COLORS = ["#2f5bd3", "#e08a1e", "#7d4cc2", "#c0392b", "#0f766e", "#6b7280"];
-  const fmt = (ci) => (ci ? `${ci[0].toFixed(3)} … ${ci[1].toFixed(3)}` : "—");
+  const known = (v) => typeof v === "number" && isFinite(v);
+  const fmt = (ci) => (ci && known(ci[0]) && known(ci[1]) ? `${ci[0].toFixed(3)} … ${ci[1].toFixed(3)}` : "—");
   const get = (url) => fetch(url, { credentials: "same-origin" }).then((r) => r.json());
 
   const table = document.getElementById("leaderboard");
@@ -27,32 +28,60 @@
 
   const labels = document.getElementById("chart-labels");
   if (labels) {
-    get(labels.dataset.url).then((data) => new Chart(labels, {
+    get(labels.dataset.url).then((data) => {
+      ChartTable.fromSeries(labels, data, "rounded score", "%");
+      return new Chart(labels, {
       type: "bar",
       data: { labels: data.labels, datasets: data.series.map((s, i) => ({
         label: s.name, data: s.values,
         backgroundColor: s.name === "humans" ? "#1e8e5a" : COLORS[i % COLORS.length] })) },
       options: { responsive: true, maintainAspectRatio: false, animation: false,
         plugins: { title: { display: true, text: data.title } },
-        scales: { y: { beginAtZero: true, title: { display: true, text: "%" } } } },
-    }));
+        scales: { x: { title: { display: true, text: "rounded score" } },
+                  y: { beginAtZero: true, title: { display: true, text: "% of samples" } } } },
+      });
+    });
+  }
+
+  // The scatter's text alternative: how many of the points drawn fall inside and outside.
+  function describeScatter(canvas, data, nIn, nOut) {
+    const box = document.querySelector(`[data-numbers-for="${canvas.id}"]`);
+    const shown = nIn + nOut;
+    const pct = (n) => (shown ? `${(100 * n / shown).toFixed(1)}%` : "—");
+    if (box) {
+      ChartTable.table(box, ["samples drawn", "number", "share"], [
+        ["inside the band (●)", nIn, pct(nIn)], ["outside the band (✕)", nOut, pct(nOut)],
+        ["all drawn", shown, shown ? "100%" : "—"]]);
+      if (data.n && data.n > shown) {
+        const note = document.createElement("p");
+        note.textContent = `${shown} of the run's ${data.n} predictions are drawn (an even spread).`;
+        box.appendChild(note);
+      }
+    }
+    canvas.setAttribute("aria-label", `${data.title}: ${data.run ? data.run.name : "no run"}. ` +
+      `${shown} samples drawn: ${nIn} inside the band, ${nOut} outside.`);
   }
 
   const scatter = document.getElementById("chart-scatter");
   if (scatter) {
     get(scatter.dataset.url).then((data) => {
+      const inside = data.points.filter((p) => p.inside);
+      const outside = data.points.filter((p) => !p.inside);
+      describeScatter(scatter, data, inside.length, outside.length);
       const line = (d) => [{ x: 1, y: 1 + d }, { x: 5, y: 5 + d }];
       const guide = (d, dash) => ({ type: "line", label: d ? `mean ${d > 0 ? "+" : "−"} 1` : "prediction = mean",
         data: line(d), borderColor: "#9aa3b5", borderDash: dash, pointRadius: 0, borderWidth: 1 });
       new Chart(scatter, {
         type: "scatter",
         data: { datasets: [
-          { label: "inside the band", data: data.points.filter((p) => p.inside), backgroundColor: "#1e8e5a", pointRadius: 3 },
-          { label: "outside the band", data: data.points.filter((p) => !p.inside), backgroundColor: "#c0392b", pointRadius: 3 },
+          { label: "● inside the band", data: inside, backgroundColor: "#1e8e5a", pointStyle: "circle", pointRadius: 3 },
+          { label: "✕ outside the band", data: outside, borderColor: "#c0392b", backgroundColor: "#c0392b",
+            pointStyle: "crossRot", pointRadius: 4, borderWidth: 2 },
           guide(0, []), guide(1, [5, 4]), guide(-1, [5, 4]),
         ] },
         options: { responsive: true, maintainAspectRatio: false, animation: false,
-          plugins: { title: { display: true, text: `${data.title}: ${data.run ? data.run.name : ""}` } },
+          plugins: { title: { display: true, text: `${data.title}: ${data.run ? data.run.name : ""}` },
+                     legend: { labels: { usePointStyle: true } } },
           scales: { x: { min: 1, max: 5, title: { display: true, text: "human mean" } },
                     y: { min: 0.5, max: 5.5, title: { display: true, text: "prediction" } } } },
       });
