@@ -75,12 +75,15 @@ def world(researcher, dev_json):
                     params={"note": "imported " + "for the phone test " * 4},
                 )
             )
-    ModelRun.objects.create(
+    failed = ModelRun.objects.create(
         name="failed",
         backend="random",
         split=split,
         status=ModelRun.Status.FAILED,
         error="Traceback (most recent call last):\n  " + "x" * 300,
+    )
+    running = ModelRun.objects.create(
+        name="running", backend="random", split=split, status="running", total=588, done=200
     )
     trained = TrainedModel.objects.create(name="bi-encoder", split=split, log="epoch 1 " * 80)
     Token.objects.create(user=researcher)
@@ -107,7 +110,9 @@ def world(researcher, dev_json):
         "participant_pk": finished.pk,
         "slug": "rating-histogram",
     }
-    return {"values": values, "study": study.pk}
+    # the same page in other states, beside the one the URL conf's parameters give
+    more = {"runs:detail": [f"/runs/{failed.pk}/", f"/runs/{running.pk}/"]}
+    return {"values": values, "study": study.pk, "more": more}
 
 
 def page_url(route, world) -> str:
@@ -169,8 +174,8 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     wide, unfocusable, not_pages, checked = {}, {}, [], []
     for route in researcher_routes():
         base = page_url(route, world)
-        for query in ["", *EXTRA_QUERIES.get(route.name, [])]:
-            url = base + query.format(study=world["study"])
+        queries = [q.format(study=world["study"]) for q in EXTRA_QUERIES.get(route.name, [])]
+        for url in [base, *(base + q for q in queries), *world["more"].get(route.name, [])]:
             # asked first with the session's cookies: goto() cannot open a download
             response = tab.request.get(live_server.url + url, max_redirects=0)
             is_page = response.status == 200 and "text/html" in response.headers["content-type"]
@@ -196,7 +201,7 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     response = tab.goto(f"{live_server.url}/no-such-page/")  # the error pages' layout too
     assert response.status == 404 and tab.evaluate(WIDTHS)[0] <= PHONE["width"]
     assert not errors, errors
-    assert len(checked) >= 24
+    assert len(checked) >= 30
 
     tab.goto(f"{live_server.url}/dashboards/items/", wait_until="networkidle")
     toggle = tab.locator("#nav-toggle")
