@@ -14,6 +14,7 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, viewsets
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import BasePermission
 
@@ -58,8 +59,40 @@ class ApiSchema(AutoSchema):
 
 
 class ApiPagination(PageNumberPagination):
+    """Page-number pagination that says what is wrong with ``page`` or ``page_size`` (400
+    naming it) instead of answering 404 or silently using the default; an empty value is the
+    parameter left out, as for every optional query parameter."""
+
     page_size_query_param = "page_size"
     max_page_size = 1000
+
+    def get_page_size(self, request) -> int:
+        chosen = self._number(request, self.page_size_query_param, self.max_page_size)
+        return chosen or self.page_size
+
+    def get_page_number(self, request, paginator) -> int:
+        return self._number(request, self.page_query_param, None) or 1
+
+    @staticmethod
+    def _number(request, name: str, maximum: int | None) -> int | None:
+        raw = request.query_params.get(name, "")
+        if raw == "":
+            return None
+        if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+            raise ValidationError({name: ["A whole number from 1 is required."]})
+        value = int(raw)
+        if value < 1 or (maximum is not None and value > maximum):
+            upper = f" to {maximum}" if maximum is not None else ""
+            raise ValidationError({name: [f"A whole number from 1{upper} is required."]})
+        return value
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            parameter["schema"]["minimum"] = 1
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"]["maximum"] = self.max_page_size
+        return parameters
 
 
 class ApiMixin:

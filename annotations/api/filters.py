@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import django_filters as filters
 from django import forms
+from drf_spectacular.utils import extend_schema_field
 
 from ambisite.query import MAX_ID
 from annotations.models import Rater, Rating, Sample, Setup, Split
 
 
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
 class IdFilter(filters.NumberFilter):
     """A row id: a whole number from 1 to the largest bigint, else 400 naming the filter
-    (a NumberFilter passes 2**70 or 1.5 on to the database)."""
+    (a NumberFilter passes 2**70 or 1.5 on to the database); the schema says the same."""
 
     field_class = forms.IntegerField
 
@@ -19,6 +21,31 @@ class IdFilter(filters.NumberFilter):
         kwargs.setdefault("min_value", 1)
         kwargs.setdefault("max_value", MAX_ID)
         super().__init__(*args, **kwargs)
+
+
+class StrictBooleanField(forms.NullBooleanField):
+    """true/false (or 1/0); empty is no filter; anything else is a 400 naming the filter
+    (Django's NullBooleanField reads any other word as "no filter")."""
+
+    widget = forms.TextInput  # NullBooleanSelect would read any other word as empty
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        if isinstance(value, bool):
+            return value
+        try:
+            return self.VALUES[str(value).strip().lower()]
+        except KeyError:
+            raise forms.ValidationError("Give true or false.", code="invalid") from None
+
+    def validate(self, value):
+        pass
+
+
+class StrictBooleanFilter(filters.BooleanFilter):
+    field_class = StrictBooleanField
 
 
 class SplitFilter(filters.FilterSet):
@@ -44,7 +71,7 @@ class SampleFilter(filters.FilterSet):
         field_name="story__setup__homonym__form", help_text="Homonym form, e.g. bank."
     )
     setup = IdFilter(field_name="story__setup_id", help_text="Setup id.")
-    has_ending = filters.BooleanFilter(
+    has_ending = StrictBooleanFilter(
         method="filter_has_ending",
         help_text="true: stories with an ending; false: open-ended stories only.",
     )
@@ -76,7 +103,7 @@ class RatingFilter(filters.FilterSet):
         field_name="rater__participant__study__slug",
         help_text="Slug of a study: only its participants' ratings.",
     )
-    include_excluded = filters.BooleanFilter(
+    include_excluded = StrictBooleanFilter(
         method="filter_include_excluded",
         help_text="true: also ratings of excluded raters (flagged by rater_excluded).",
     )

@@ -1,0 +1,50 @@
+"""Query parameters are judged as the schema states (Schemathesis runs every check on them):
+page numbers and sizes are whole numbers in range, true/false filters take only those words,
+an empty optional value is the parameter left out."""
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("page_size=null", "page_size"),
+        ("page_size=0", "page_size"),
+        ("page_size=1001", "page_size"),
+        ("page=0", "page"),
+        ("page=1.5", "page"),
+        ("page=last", "page"),
+        ("has_ending=-58800", "has_ending"),
+        ("has_ending=maybe", "has_ending"),
+    ],
+)
+def test_a_bad_page_or_flag_is_a_400_naming_it(api, small_split, query, field):
+    response = api.get(f"/api/v1/samples/?{query}")
+    assert response.status_code == 400 and field in response.json()
+
+
+def test_empty_values_are_left_out_and_good_ones_work(api, small_split):
+    everything = api.get("/api/v1/samples/").json()
+    assert api.get("/api/v1/samples/?page=&page_size=&has_ending=&split=").json() == everything
+    page = api.get("/api/v1/samples/?page=2&page_size=5").json()
+    assert len(page["results"]) == 5 and page["count"] == everything["count"] == 12
+    with_ending = api.get("/api/v1/samples/?has_ending=1").json()["count"]
+    open_ended = api.get("/api/v1/samples/?has_ending=false").json()["count"]
+    assert with_ending > 0 and open_ended > 0 and with_ending + open_ended == 12
+    assert api.get("/api/v1/samples/?has_ending=true").json()["count"] == with_ending
+    assert api.get("/api/v1/samples/?page=9").status_code == 404  # past the last page
+
+
+def test_the_schema_states_the_rules():
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    parameters = {p["name"]: p for p in schema["paths"]["/api/v1/samples/"]["get"]["parameters"]}
+    assert parameters["page"]["schema"] == {"type": "integer", "minimum": 1}
+    assert parameters["page_size"]["schema"]["maximum"] == 1000
+    assert parameters["setup"]["schema"]["type"] == "integer"
+    assert parameters["setup"]["schema"]["minimum"] == 1
+    assert parameters["homonym"]["schema"]["pattern"] == "^[^\\x00]*$"
+    assert all(p["allowEmptyValue"] for p in parameters.values())
