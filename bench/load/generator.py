@@ -133,6 +133,18 @@ class Browser:
         self.session, self.stats, self.cache = session, stats, set()
 
     async def request(self, method: str, url: str, **kw) -> Page:
+        import aiohttp
+
+        try:
+            return await self._request(method, url, **kw)
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+            if method != "GET":
+                raise
+            # as a browser does when a kept-alive connection was closed under it
+            self.stats.retries += 1
+            return await self._request(method, url, **kw)
+
+    async def _request(self, method: str, url: str, **kw) -> Page:
         self.stats.requests += 1
         async with self.session.request(method, url, **kw) as r:
             text = await r.text()
@@ -218,6 +230,7 @@ class Stats:
     finished: int = 0
     stopped: int = 0  # accepted but not finished (an error after the first item page)
     requests: int = 0
+    retries: int = 0  # GETs sent again after the server closed a kept-alive connection
     http_errors: dict[int, int] = field(default_factory=dict)  # pages, forms and saves
     asset_errors: dict[int, int] = field(default_factory=dict)  # scripts and stylesheets
     errors: list[str] = field(default_factory=list)
@@ -275,9 +288,11 @@ async def run(base: str, profile: Profile, participants: int, timeout: float) ->
     client_timeout = aiohttp.ClientTimeout(total=min(120, timeout))
 
     async def one(n: int) -> None:
-        # unsafe: keep cookies for a bare IP address; 6 connections per host as a browser
+        # unsafe: keep cookies for a bare IP address; 6 connections per host as a browser;
+        # an idle connection is dropped after 1.5 s, before gunicorn's default keep-alive of
+        # 2 s closes it under a request
         jar = aiohttp.CookieJar(unsafe=True)
-        connector = aiohttp.TCPConnector(limit_per_host=6)
+        connector = aiohttp.TCPConnector(limit_per_host=6, keepalive_timeout=1.5)
         async with aiohttp.ClientSession(
             cookie_jar=jar, connector=connector, timeout=client_timeout
         ) as session:

@@ -128,7 +128,7 @@ def report(stats: generator.Stats, cpu: dict) -> dict:
     }
     out["finished"], out["stopped"] = stats.finished, stats.stopped
     out["requests"], out["http_errors"] = stats.requests, stats.http_errors
-    out["asset_errors"] = stats.asset_errors
+    out["asset_errors"], out["retries"] = stats.asset_errors, stats.retries
     out["errors"] = stats.errors[:5]
     out["cpu"] = cpu
     n = max(1, out["rated_items"])
