@@ -191,6 +191,7 @@ def main() -> None:
     if profiler:
         import pstats
 
+        profiler.dump_stats(ROOT / "var" / "rating_path.prof")  # for pstats / snakeviz
         for order in ("tottime", "cumulative"):
             pstats.Stats(profiler).strip_dirs().sort_stats(order).print_stats(30)
     connection.close()
