@@ -34,7 +34,7 @@ from .assignment import (
     slots_void,
 )
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
-from .selectors import BatchRow, batch_rows
+from .selectors import BatchRow, batch_rows, participant_row
 
 OPTIONAL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
 
@@ -301,10 +301,7 @@ def new_pseudonym() -> str:
 def _locked(participant: Participant) -> Participant:
     """The participant row again, locked until the transaction ends (the study row every
     rater shares is never locked; the study comes along from ``participant``)."""
-    sql = f"SELECT * FROM {connection.ops.quote_name(Participant._meta.db_table)} WHERE id = %s"
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
-    locked = next(iter(Participant.objects.raw(sql, [participant.pk])))
+    locked = participant_row("p.id = %s", [participant.pk], lock=True)
     Participant.study.field.set_cached_value(locked, participant.study)
     return locked
 
