@@ -18,7 +18,7 @@ from annotations.safe_input import TooLarge
 
 from .evaluation import ScoringError, parse_predictions
 from .models import ModelRun, Prediction
-from .services import run_score
+from .scoring import run_score
 
 IMPORT_BACKEND = "import"
 

@@ -110,6 +110,12 @@ class TrainedModel(models.Model):
         CROSSENCODER = "crossencoder", "Cross-encoder"
         BIENCODER = "biencoder", "Bi-encoder"
 
+    # The training parameters each kind accepts (besides ``limit``), passed on to its trainer.
+    TRAIN_PARAMS = {
+        Kind.CROSSENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length"),
+        Kind.BIENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length", "layer"),
+    }
+
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.CROSSENCODER)
     split = models.ForeignKey(

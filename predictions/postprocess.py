@@ -23,8 +23,8 @@ from annotations.models import Rating, Sample
 
 from .calibration import TRANSFORMS, out_of_fold, pair_features
 from .models import ModelRun, Prediction
-from .runner import FitOnScoredSamples
-from .services import run_score
+from .rows import FitOnScoredSamples
+from .scoring import run_score
 
 DERIVED_PREFIX = "derived:"
 

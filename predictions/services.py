@@ -1,4 +1,8 @@
-"""Writes for model runs."""
+"""Writes for model runs and trained models: create, enqueue, cancel, retry, recover.
+
+Services enqueue Celery tasks (:mod:`predictions.tasks`); the tasks run the worker loop and
+the training jobs, which services never import.
+"""
 
 from __future__ import annotations
 
@@ -8,45 +12,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotations.models import Rater, Rating, Split
+from annotations.models import Split
 
-from .evaluation import score_lists
-from .models import ModelRun
+from .backends import get_backend
+from .claims import short_error, stale_after
+from .models import ModelRun, TrainedModel
+from .rows import FitOnScoredSamples
+from .tasks import run_model, train_model
 
 log = logging.getLogger(__name__)
-
-
-def run_labels_and_predictions(run: ModelRun) -> tuple[list[list[int]], list[float]]:
-    """Aligned (human labels, prediction) lists for the run's rated samples, valid raters only."""
-    preds = dict(run.predictions.values_list("sample_id", "score"))
-    labels: dict[int, list[int]] = {}
-    ratings = (
-        Rating.objects.filter(sample_id__in=preds.keys())
-        .exclude(rater__in=Rater.objects.excluded())
-        .order_by("sample_id", "position", "id")
-        .values_list("sample_id", "score")
-    )
-    for sample_id, value in ratings:
-        labels.setdefault(sample_id, []).append(value)
-    keys = [key for key in preds if labels.get(key)]
-    return [labels[k] for k in keys], [preds[k] for k in keys]
-
-
-@transaction.atomic
-def run_score(*, run: ModelRun) -> dict | None:
-    """Score a run with the official metrics against the current human ratings.
-
-    Samples without ratings (e.g. a redacted test file) are left out; a run with no rated
-    sample gets no score.
-    """
-    labels, preds = run_labels_and_predictions(run)
-    if not labels:
-        run.scores = None
-    else:
-        result = score_lists(labels, preds)
-        run.scores = {**result.as_dict(), "scored_at": timezone.now().isoformat()}
-    run.save(update_fields=["scores"])
-    return run.scores
 
 
 # --- runs: create, enqueue, cancel, retry ------------------------------------------------
@@ -56,9 +30,6 @@ def run_enqueue(run_id: int) -> None:
     If the broker cannot be reached the run is marked failed with the reason, so that it
     can be retried once the broker is back.
     """
-    from .runner import short_error
-    from .tasks import run_model
-
     def send() -> None:
         try:
             run_model.delay(run_id)
@@ -92,9 +63,6 @@ def run_create(
     ``enqueue=False`` leaves the run queued for the caller to execute in-process
     (``run_model --now``).
     """
-    from .backends import get_backend
-    from .runner import FitOnScoredSamples
-
     params = dict(params or {})
     get_backend(backend, **{k: v for k, v in params.items() if k != "fit_split"})
     fit_split = params.get("fit_split")
@@ -121,10 +89,8 @@ def run_cancel(*, run: ModelRun) -> ModelRun:
 
     A queued run, or one whose worker has gone silent, is finished at once; a run with a
     live worker stays unfinished (``finished_at`` empty) until that worker stops and writes
-    the final count (:func:`predictions.runner.run_stopped`).
+    the final count (:func:`predictions.claims.run_stopped`).
     """
-    from .runner import stale_after
-
     now = timezone.now()
     live = Q(status=ModelRun.Status.RUNNING, heartbeat_at__gte=now - stale_after())
     active = ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE)
@@ -145,3 +111,46 @@ def run_retry(*, run: ModelRun) -> ModelRun:
     run_enqueue(run.pk)
     run.refresh_from_db()
     return run
+
+
+def runs_recover(*, worker: str) -> list[int]:
+    """Re-queue runs left ``running`` by this (restarted) node or by a silent worker."""
+    stale = timezone.now() - stale_after()
+    lost = ModelRun.objects.filter(status=ModelRun.Status.RUNNING).filter(
+        Q(worker=worker) | Q(heartbeat_at__lt=stale) | Q(heartbeat_at=None)
+    )
+    ids = list(lost.values_list("pk", flat=True))
+    for run_id in ids:
+        if ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING).update(
+            status=ModelRun.Status.QUEUED, worker=""
+        ):
+            run_enqueue(run_id)
+    return ids
+
+
+@transaction.atomic
+def trained_model_create(
+    *,
+    name: str,
+    split: Split,
+    params: dict | None = None,
+    kind: str = TrainedModel.Kind.CROSSENCODER,
+    created_by=None,
+) -> TrainedModel:
+    """Queue the training of a cross-encoder (or ``kind="biencoder"``) on ``split``.
+
+    ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``,
+    for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
+    for a smoke test).
+    """
+    if kind not in TrainedModel.Kind.values:
+        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(TrainedModel.Kind.values)})")
+    params = dict(params or {})
+    unknown = set(params) - set(TrainedModel.TRAIN_PARAMS[kind]) - {"limit"}
+    if unknown:
+        raise ValueError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+    model = TrainedModel.objects.create(
+        name=name, kind=kind, split=split, params=params, created_by=created_by
+    )
+    transaction.on_commit(lambda: train_model.delay(model.pk))
+    return model

@@ -1,44 +1,27 @@
-"""Celery tasks: take ids, load, call the runner or a service. Enqueue with on_commit.
+"""Celery tasks: take ids, load, call the worker loop or a training job. Services enqueue them
+with on_commit; this is the only module (besides the in-process management commands) that
+imports the loop (:mod:`predictions.worker`) and training (:mod:`predictions.training`).
 
 Messages are acknowledged on receipt; a worker killed mid-run leaves the run ``running``,
 and the next worker to start with the same node name (or any worker, once the run's
-heartbeat is stale) re-queues it from :func:`_recover_lost_runs`.
+heartbeat is stale) re-queues it: :class:`predictions.apps.PredictionsConfig` connects
+``worker_ready`` to :func:`predictions.services.runs_recover`.
 """
 
 from __future__ import annotations
 
-import logging
+from celery import current_task, shared_task
 
-from celery import shared_task
-from celery.signals import worker_ready
-
-log = logging.getLogger(__name__)
+from .training import trained_model_train
+from .worker import run_execute
 
 
 @shared_task(name="predictions.run_model", ignore_result=True)
 def run_model(run_id: int) -> None:
-    from celery import current_task
-
-    from .runner import run_execute
-
     worker = getattr(current_task.request, "hostname", None) or "celery"
     run_execute(run_id, worker=worker)
 
 
 @shared_task(name="predictions.train_model", ignore_result=True)
 def train_model(model_id: int) -> None:
-    from .training import trained_model_train
-
     trained_model_train(model_id=model_id)
-
-
-@worker_ready.connect
-def _recover_lost_runs(sender=None, **kwargs) -> None:
-    from .runner import runs_recover
-
-    hostname = getattr(sender, "hostname", None)
-    if not hostname:
-        return
-    recovered = runs_recover(worker=hostname)
-    if recovered:
-        log.warning("re-queued runs left running by a lost worker: %s", recovered)

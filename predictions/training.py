@@ -1,60 +1,25 @@
 """Training jobs: MiniLM fine-tuned on a split (cross- or bi-encoder), stored as an artifact.
 
-The Celery task ``predictions.train_model`` calls :func:`trained_model_train`; the model
-directory lands under ``settings.ARTIFACT_ROOT/<kind>/<id>`` and its training log is
-appended to ``TrainedModel.log`` epoch by epoch, so the page shows it as it grows.
+The Celery task ``predictions.train_model`` calls :func:`trained_model_train` (queued by
+:func:`predictions.services.trained_model_create`); the model directory lands under
+``settings.ARTIFACT_ROOT/<kind>/<id>`` and its training log is appended to
+``TrainedModel.log`` epoch by epoch, so the page shows it as it grows. Only
+:mod:`predictions.tasks` (and the ``train_crossencoder`` command) import this module.
 """
 
 from __future__ import annotations
 
 import traceback
 
-from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
-from annotations.models import Split
-
 from .models import ModelRun, TrainedModel
-from .runner import split_rows
+from .rows import split_rows
 
 Status = ModelRun.Status
 Kind = TrainedModel.Kind
-TRAIN_PARAMS = {
-    Kind.CROSSENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length"),
-    Kind.BIENCODER: ("epochs", "seed", "batch_size", "lr", "max_seq_length", "layer"),
-}
-
-
-@transaction.atomic
-def trained_model_create(
-    *,
-    name: str,
-    split: Split,
-    params: dict | None = None,
-    kind: str = Kind.CROSSENCODER,
-    created_by=None,
-) -> TrainedModel:
-    """Queue the training of a cross-encoder (or ``kind="biencoder"``) on ``split``.
-
-    ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``,
-    for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
-    for a smoke test).
-    """
-    if kind not in Kind.values:
-        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(Kind.values)})")
-    params = dict(params or {})
-    unknown = set(params) - set(TRAIN_PARAMS[kind]) - {"limit"}
-    if unknown:
-        raise ValueError(f"unknown training parameters: {', '.join(sorted(unknown))}")
-    model = TrainedModel.objects.create(
-        name=name, kind=kind, split=split, params=params, created_by=created_by
-    )
-    from .tasks import train_model
-
-    transaction.on_commit(lambda: train_model.delay(model.pk))
-    return model
 
 
 def _append_log(model_id: int, line: str) -> None:
@@ -93,7 +58,8 @@ def _train(model: TrainedModel) -> None:
     model.path = relative
     model.save(update_fields=["path"])
     _append_log(model.pk, f"training on {len(samples)} samples of {model.split}")
-    kwargs = {k: model.params[k] for k in TRAIN_PARAMS[model.kind] if k in model.params}
+    names = TrainedModel.TRAIN_PARAMS[model.kind]
+    kwargs = {k: model.params[k] for k in names if k in model.params}
     train(samples, model.directory(), log=lambda line: _append_log(model.pk, line), **kwargs)
     _append_log(model.pk, f"saved to {relative}")
     TrainedModel.objects.filter(pk=model.pk).update(

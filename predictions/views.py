@@ -11,12 +11,11 @@ from django.views.decorators.http import require_GET, require_POST
 from ambisite.access import researcher_required
 
 from .backends import UnknownBackend
+from .claims import run_is_stopping
 from .forms import DeriveForm, RunForm, TrainForm
 from .models import ModelRun, TrainedModel
 from .postprocess import run_derive
-from .runner import run_is_stopping
-from .services import run_cancel, run_create, run_retry
-from .training import trained_model_create
+from .services import run_cancel, run_create, run_retry, trained_model_create
 
 
 def progress_of(run: ModelRun) -> dict:

@@ -7,8 +7,9 @@ from scipy.stats import spearmanr
 
 from predictions.models import ModelRun
 from predictions.postprocess import run_derive
-from predictions.runner import FitOnScoredSamples, run_execute
-from predictions.services import run_labels_and_predictions
+from predictions.rows import FitOnScoredSamples
+from predictions.scoring import run_labels_and_predictions
+from predictions.worker import run_execute
 from tests.predictions.runhelpers import small_split
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from predictions.claims import run_stopped
 from predictions.models import ModelRun, Prediction
-from predictions.runner import run_stopped
 from predictions.services import run_cancel
 from tests.pagehtml import form_defaults, label_problems, parse, repeated_ids
 from tests.predictions.runhelpers import small_split

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from predictions.claims import run_claim
 from predictions.models import ModelRun, Prediction
-from predictions.runner import (
-    FitOnScoredSamples,
-    Progress,
-    batches,
-    run_claim,
-    run_execute,
-    runs_recover,
-)
+from predictions.rows import FitOnScoredSamples, batches
+from predictions.services import runs_recover
+from predictions.worker import Progress, run_execute
 from tests.predictions.runhelpers import (
     TEST_BACKENDS,
     RecordingBackend,
@@ -150,7 +146,7 @@ def test_it_refuses_to_fit_on_the_split_it_scores():
 
 
 def test_whole_story_batches_keep_both_senses_of_a_story_together():
-    from predictions.runner import batches, stories_together, story_key
+    from predictions.rows import batches, stories_together, story_key
 
     def sample(sense, ending):
         return {
@@ -186,7 +182,7 @@ def test_whole_story_batches_keep_both_senses_of_a_story_together():
 def test_a_long_fit_keeps_the_run_alive_through_the_backends_heartbeat():
     from django.utils import timezone
 
-    from predictions.runner import stale_after
+    from predictions.claims import stale_after
 
     run = run_execute(make_run(small_split(), backend="slow_fit").pk)
     assert run.status == ModelRun.Status.SUCCEEDED

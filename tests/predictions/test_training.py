@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from predictions.models import ModelRun, TrainedModel
-from predictions.runner import run_execute
-from predictions.training import trained_model_create, trained_model_train
+from predictions.services import trained_model_create
+from predictions.training import trained_model_train
+from predictions.worker import run_execute
 from tests.predictions.runhelpers import small_split
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +51,8 @@ def test_it_refuses_unknown_training_parameters():
 
 def test_it_predicts_with_frozen_minilm_embeddings(tmp_path):
     from predictions.backends import get_backend
-    from predictions.runner import predict_samples, split_rows
+    from predictions.files import predict_samples
+    from predictions.rows import split_rows
 
     rows = split_rows(small_split("dev", setups=1), labels=True)
     fit = [
@@ -64,8 +66,9 @@ def test_it_predicts_with_frozen_minilm_embeddings(tmp_path):
 
 def test_it_predicts_with_a_saved_quality_predictor(settings, tmp_path):
     from predictions.backends import get_backend
+    from predictions.files import predict_samples
     from predictions.ml.stacking import QualityPredictor
-    from predictions.runner import predict_samples, split_rows
+    from predictions.rows import split_rows
 
     train = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]
     dev = [r.sample for r in split_rows(small_split("dev", setups=1, first_homonym=4))]
@@ -109,7 +112,8 @@ def test_training_parameters_are_checked_per_kind():
 
 def test_quality_fine_tunes_a_bi_encoder_on_the_fit_split_once(settings, tmp_path):
     from predictions.backends import get_backend
-    from predictions.runner import predict_samples, split_rows
+    from predictions.files import predict_samples
+    from predictions.rows import split_rows
 
     settings.ARTIFACT_ROOT = tmp_path / "artifacts"
     fit = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]

@@ -169,7 +169,7 @@ def test_it_trains_a_cross_encoder_in_the_worker_and_stores_the_artifact(
     workers, tmp_path, monkeypatch
 ):
     from predictions.models import TrainedModel
-    from predictions.training import trained_model_create
+    from predictions.services import trained_model_create
 
     artifacts = tmp_path / "artifacts"
     monkeypatch.setenv("ARTIFACT_ROOT", str(artifacts))  # read by the worker's settings

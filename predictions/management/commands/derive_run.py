@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from predictions.models import ModelRun
 from predictions.postprocess import run_derive
-from predictions.runner import FitOnScoredSamples
+from predictions.rows import FitOnScoredSamples
 
 
 def runs(ids: str | None) -> list[ModelRun]:

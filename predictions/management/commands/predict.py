@@ -8,7 +8,8 @@ from django.db import DatabaseError
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
 from predictions.backends import UnknownBackend, get_backend
-from predictions.runner import FitOnScoredSamples, predict_samples, split_rows
+from predictions.files import predict_samples
+from predictions.rows import FitOnScoredSamples, split_rows
 
 
 def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:

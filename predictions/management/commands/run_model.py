@@ -4,8 +4,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
 from predictions.backends import UnknownBackend
-from predictions.runner import FitOnScoredSamples, run_execute
+from predictions.rows import FitOnScoredSamples
 from predictions.services import run_create
+from predictions.worker import run_execute
 
 
 class Command(BaseCommand):

@@ -4,7 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
 from predictions.models import ModelRun, TrainedModel
-from predictions.training import trained_model_create, trained_model_train
+from predictions.services import trained_model_create
+from predictions.training import trained_model_train
 
 
 class Command(BaseCommand):

@@ -1,0 +1,32 @@
+"""The ``predict`` command's path: AmbiStory files in, predictions out, no database."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .backends import PredictionOutput, PredictorBackend
+from .rows import batches, refuse_overlap, stories_together, story_key
+
+
+def predict_samples(
+    backend: PredictorBackend, samples: Sequence[dict], fit: Sequence[dict] | None = None
+) -> list[PredictionOutput]:
+    """Prepare ``backend`` on ``fit`` and predict ``samples`` batch by batch, in order.
+
+    Refuses (:class:`~predictions.rows.FitOnScoredSamples`) when a fit sample is also being
+    predicted.
+    """
+    if fit:
+        refuse_overlap(fit, samples)
+    backend.prepare(list(fit) if fit else None)
+    indexed = list(enumerate(samples))
+    group = (lambda item: story_key(item[1])) if backend.needs_whole_stories else None
+    if group:
+        indexed = stories_together(indexed, group)
+    outputs: list[PredictionOutput | None] = [None] * len(samples)
+    for batch in batches(indexed, backend.batch_size, group_of=group):
+        for (index, _), out in zip(batch, backend.predict_batch([s for _, s in batch])):
+            outputs[index] = out
+    if any(out is None for out in outputs):
+        raise ValueError("the backend returned fewer predictions than samples")
+    return outputs

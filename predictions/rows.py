@@ -1,0 +1,112 @@
+"""Samples as plain dicts for backends, and the rules about which samples go together.
+
+One home for: a split's samples as backend rows (:func:`split_rows`), the story a sample
+belongs to (:func:`story_key`, the other sense of the same story), keeping a story's samples
+in one batch (:func:`stories_together`, :func:`batches`), and "never fit on the scored
+samples" (:class:`FitOnScoredSamples`, :func:`fit_split_for`, :func:`refuse_overlap`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from annotations.models import Rating, Sample, Split
+
+from .models import ModelRun
+
+TEXT_KEYS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending")
+STORY_KEYS = ("homonym", "precontext", "sentence", "ending")
+
+
+class FitOnScoredSamples(ValueError):
+    """A run or derived run asked to fit on the samples it is scored on."""
+
+
+@dataclass(frozen=True)
+class Row:
+    pk: int
+    story_id: int
+    homonym: str
+    sample: dict
+
+
+def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
+    """The split's samples in file order as backend dicts (labels only when asked, for fitting:
+    ``choices`` from valid ratings and their ``average``)."""
+    qs = Sample.objects.filter(split=split).with_related().order_by("position")
+    scores: dict[int, list[int]] = {}
+    if labels:
+        valid = Rating.objects.valid().filter(sample__split=split).order_by("position", "id")
+        for sample_id, value in valid.values_list("sample_id", "score"):
+            scores.setdefault(sample_id, []).append(value)
+    rows = []
+    for s in qs:
+        d = {
+            "id": s.dataset_id,
+            "homonym": s.story.setup.homonym.form,
+            "judged_meaning": s.sense.gloss,
+            "example_sentence": s.sense.example_sentence,
+            "precontext": s.story.setup.precontext,
+            "sentence": s.story.setup.sentence,
+            "ending": s.story.ending,
+        }
+        if labels:
+            if not scores.get(s.pk):
+                continue
+            d["choices"] = scores[s.pk]
+            d["average"] = sum(scores[s.pk]) / len(scores[s.pk])
+        rows.append(Row(s.pk, s.story_id, d["homonym"], d))
+    return rows
+
+
+def fit_split_for(run: ModelRun) -> Split | None:
+    """The split a run's backend fits on (``params["fit_split"]``, same dataset), never its own."""
+    name = (run.params or {}).get("fit_split")
+    if not name:
+        return None
+    split = Split.objects.get(dataset_id=run.split.dataset_id, name=name)
+    if split.pk == run.split_id:
+        raise FitOnScoredSamples(f"run {run.pk} cannot fit on split {name!r}: it is scored on it")
+    return split
+
+
+def refuse_overlap(fit: Iterable[dict], scored: Iterable[dict]) -> None:
+    """Raise :class:`FitOnScoredSamples` when a fit sample is also a scored one (same texts)."""
+    overlap = {text_key(s) for s in fit} & {text_key(s) for s in scored}
+    if overlap:
+        raise FitOnScoredSamples(f"{len(overlap)} fit samples are also being predicted")
+
+
+def text_key(sample: dict) -> tuple:
+    return tuple(str(sample.get(k, "")).strip() for k in TEXT_KEYS)
+
+
+def story_key(sample: dict) -> tuple:
+    """The story a sample belongs to, whatever sense it judges."""
+    return tuple(str(sample.get(k, "")).strip() for k in STORY_KEYS)
+
+
+def stories_together(items: Sequence, key) -> list:
+    """``items`` reordered so that items with the same ``key`` are adjacent (groups in order
+    of first appearance, items in their own order), as :func:`batches` needs for grouping."""
+    first: dict = {}
+    for index, item in enumerate(items):
+        first.setdefault(key(item), index)
+    return sorted(items, key=lambda item: first[key(item)])
+
+
+def batches(items: Sequence, size: int, *, group_of=None) -> Iterator[list]:
+    """Consecutive batches of about ``size``; with ``group_of`` no group is split apart."""
+    size = max(1, int(size))
+    batch: list = []
+    for index, item in enumerate(items):
+        starts_group = (
+            group_of is None or index == 0 or group_of(item) != group_of(items[index - 1])
+        )
+        if len(batch) >= size and starts_group:
+            yield batch
+            batch = []
+        batch.append(item)
+    if batch:
+        yield batch

@@ -1,0 +1,169 @@
+"""The loop that executes a model run, batch by batch, safely against crashes and repeats.
+
+A run is claimed by one worker (an atomic UPDATE), its samples without a prediction are fed
+to the backend in batches, and each batch is written in one transaction with the
+UNIQUE(run, sample) constraint ignoring rows that already exist. Cancellation is checked
+between batches; a killed worker leaves a run ``running`` with a stale heartbeat, which
+:func:`predictions.services.runs_recover` (on worker start) or ``run_retry`` re-queues, and
+the next execution skips every sample that already has a prediction.
+
+Only :mod:`predictions.tasks` (and the ``run_model --now`` command) call :func:`run_execute`.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from .backends import PredictionOutput, PredictorBackend, get_backend
+from .claims import run_claim, run_stopped, short_error, still_mine
+from .models import ModelRun, Prediction
+from .rows import Row, batches, fit_split_for, split_rows, stories_together
+from .scoring import run_score
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Progress:
+    """Rate and time left for one execution; ``done_at_start`` excludes resumed work."""
+
+    total: int
+    done_at_start: int
+    started: float = field(default_factory=time.monotonic)
+
+    def rate(self, done: int, now: float | None = None) -> float | None:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        made = done - self.done_at_start
+        if made <= 0 or elapsed <= 0:
+            return None
+        return made / elapsed
+
+    def eta(self, done: int, now: float | None = None) -> float | None:
+        rate = self.rate(done, now)
+        return None if rate is None else max(0, self.total - done) / rate
+
+
+@transaction.atomic
+def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOutput]) -> int:
+    """Store one batch (existing predictions are kept as they are); returns the new count."""
+    if len(outputs) != len(rows):
+        raise ValueError(f"backend returned {len(outputs)} predictions for {len(rows)} samples")
+    Prediction.objects.bulk_create(
+        [
+            Prediction(
+                run_id=run_id,
+                sample_id=row.pk,
+                score=float(out.score),
+                raw_output=out.raw_output or "",
+                distribution=list(out.distribution) if out.distribution is not None else None,
+            )
+            for row, out in zip(rows, outputs)
+        ],
+        ignore_conflicts=True,
+    )
+    return Prediction.objects.filter(run_id=run_id).count()
+
+
+def record_progress(run_id: int, done: int, progress: Progress) -> None:
+    """Count, rate and heartbeat; ``done`` is kept true even for a run cancelled meanwhile."""
+    ModelRun.objects.filter(pk=run_id).update(
+        done=done, rate=progress.rate(done), heartbeat_at=timezone.now()
+    )
+
+
+def run_finish(run: ModelRun, *, done: int) -> None:
+    """Mark the run finished and score it, in one transaction (never succeeded unscored)."""
+    status = ModelRun.Status.SUCCEEDED if done >= run.total else ModelRun.Status.FAILED
+    error = "" if status == ModelRun.Status.SUCCEEDED else f"only {done} of {run.total} predicted"
+    with transaction.atomic():
+        finished = ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING).update(
+            status=status, done=done, error=error, finished_at=timezone.now()
+        )
+        run.refresh_from_db()
+        if finished and status == ModelRun.Status.SUCCEEDED:
+            run_score(run=run)
+
+
+def run_fail(run_id: int, error: str) -> None:
+    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING).update(
+        status=ModelRun.Status.FAILED, error=error[-4000:], finished_at=timezone.now()
+    )
+
+
+def prepare_backend(run: ModelRun) -> PredictorBackend:
+    params = {k: v for k, v in (run.params or {}).items() if k != "fit_split"}
+    backend = get_backend(run.backend, **params)
+    fit_split = fit_split_for(run)
+    fit = [row.sample for row in split_rows(fit_split, labels=True)] if fit_split else None
+    backend.heartbeat = lambda: ModelRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now()
+    )
+    backend.prepare(fit)
+    prompt = getattr(backend, "prompt_version", "")
+    ModelRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now(),  # a long fit must not look like a dead worker
+        code_version=code_version(),
+        model_version=str(backend.model_version())[:200],
+        prompt_version=str(prompt() if callable(prompt) else prompt or "")[:64],
+        fitted_on={"split": fit_split.name, "split_id": fit_split.pk, "n_samples": len(fit)}
+        if fit_split
+        else {},
+    )
+    return backend
+
+
+def pending_rows(run: ModelRun) -> list[Row]:
+    done = set(Prediction.objects.filter(run=run).values_list("sample_id", flat=True))
+    return [row for row in split_rows(run.split) if row.pk not in done]
+
+
+def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
+    """Execute (or resume) a run; returns it, or None when another worker holds it."""
+    if not run_claim(run_id, worker):
+        log.info("run %s is not claimable by %s", run_id, worker)
+        return None
+    run = ModelRun.objects.select_related("split").get(pk=run_id)
+    try:
+        backend = prepare_backend(run)
+        todo = pending_rows(run)
+        done = run.total - len(todo)
+        progress = Progress(total=run.total, done_at_start=done)
+        group = (lambda row: row.story_id) if backend.needs_whole_stories else None
+        if group:
+            todo = stories_together(todo, group)
+        for batch in batches(todo, backend.batch_size, group_of=group):
+            if not still_mine(run_id, worker):
+                run_stopped(run_id)
+                return ModelRun.objects.get(pk=run_id)
+            outputs = backend.predict_batch([row.sample for row in batch])
+            done = write_batch(run_id, batch, outputs)
+            record_progress(run_id, done, progress)
+        run_finish(run, done=Prediction.objects.filter(run_id=run_id).count())
+    except Exception as exc:  # the run records why it failed; the worker lives on
+        log.exception("run %s failed", run_id)  # the full traceback goes to the log only
+        run_fail(run_id, short_error(exc))
+    run_stopped(run_id)  # cancelled during the last batch (or while failing)
+    return ModelRun.objects.get(pk=run_id)
+
+
+def code_version() -> str:
+    """The git commit of the code that made the predictions, if it is a checkout."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=settings.BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip()[:64] if out.returncode == 0 else ""
