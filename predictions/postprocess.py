@@ -22,8 +22,8 @@ from django.db import transaction
 from annotations.models import Rating, Sample
 
 from .calibration import TRANSFORMS, out_of_fold, pair_features
+from .errors import FitOnScoredSamples
 from .models import ModelRun, Prediction
-from .rows import FitOnScoredSamples
 from .scoring import run_score
 
 DERIVED_PREFIX = "derived:"

@@ -13,14 +13,11 @@ from dataclasses import dataclass
 
 from annotations.models import Rating, Sample, Split
 
+from .errors import FitOnScoredSamples
 from .models import ModelRun
 
 TEXT_KEYS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending")
 STORY_KEYS = ("homonym", "precontext", "sentence", "ending")
-
-
-class FitOnScoredSamples(ValueError):
-    """A run or derived run asked to fit on the samples it is scored on."""
 
 
 @dataclass(frozen=True)

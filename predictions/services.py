@@ -16,8 +16,8 @@ from annotations.models import Split
 
 from .backends import get_backend
 from .claims import short_error, stale_after
+from .errors import FitOnScoredSamples, PredictionsError, RunStateError
 from .models import ModelRun, TrainedModel
-from .rows import FitOnScoredSamples
 from .tasks import run_model, train_model
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def run_create(
     if fit_split and fit_split == split.name:
         raise FitOnScoredSamples(f"a run cannot fit on the split it is scored on ({fit_split})")
     if fit_split and not Split.objects.filter(dataset=split.dataset, name=fit_split).exists():
-        raise ValueError(f"no split {fit_split!r} in dataset {split.dataset}")
+        raise PredictionsError(f"no split {fit_split!r} in dataset {split.dataset}")
     run = ModelRun.objects.create(
         name=name or backend,
         backend=backend,
@@ -89,11 +89,17 @@ def run_cancel(*, run: ModelRun) -> ModelRun:
 
     A queued run, or one whose worker has gone silent, is finished at once; a run with a
     live worker stays unfinished (``finished_at`` empty) until that worker stops and writes
-    the final count (:func:`predictions.claims.run_stopped`).
+    the final count (:func:`predictions.claims.run_stopped`). Any other run is refused
+    (:class:`RunStateError`).
     """
     now = timezone.now()
     live = Q(status=ModelRun.Status.RUNNING, heartbeat_at__gte=now - stale_after())
-    active = ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.ACTIVE)
+    active = ModelRun.objects.select_for_update().filter(pk=run.pk, status__in=ModelRun.ACTIVE)
+    if not active.exists():
+        run.refresh_from_db()
+        raise RunStateError(
+            f"run {run.pk} is {run.status}; only queued or running runs can be cancelled"
+        )
     active.filter(live).update(status=ModelRun.Status.CANCELLED, finished_at=None)
     active.update(status=ModelRun.Status.CANCELLED, finished_at=now)
     run.refresh_from_db()
@@ -107,7 +113,7 @@ def run_retry(*, run: ModelRun) -> ModelRun:
         status=ModelRun.Status.QUEUED, error="", finished_at=None, worker="", rate=None
     )
     if not updated:
-        raise ValueError(f"run {run.pk} is {run.status}; only failed or cancelled runs retry")
+        raise RunStateError(f"run {run.pk} is {run.status}; only failed or cancelled runs retry")
     run_enqueue(run.pk)
     run.refresh_from_db()
     return run
@@ -143,12 +149,13 @@ def trained_model_create(
     for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
     for a smoke test).
     """
-    if kind not in TrainedModel.Kind.values:
-        raise ValueError(f"unknown kind {kind!r} (known: {', '.join(TrainedModel.Kind.values)})")
+    kinds = TrainedModel.Kind.values
+    if kind not in kinds:
+        raise PredictionsError(f"unknown kind {kind!r} (known: {', '.join(kinds)})")
     params = dict(params or {})
     unknown = set(params) - set(TrainedModel.TRAIN_PARAMS[kind]) - {"limit"}
     if unknown:
-        raise ValueError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+        raise PredictionsError(f"unknown training parameters: {', '.join(sorted(unknown))}")
     model = TrainedModel.objects.create(
         name=name, kind=kind, split=split, params=params, created_by=created_by
     )

@@ -12,6 +12,7 @@ from ambisite.access import researcher_required
 
 from .backends import UnknownBackend
 from .claims import run_is_stopping
+from .errors import RunStateError
 from .forms import DeriveForm, RunForm, TrainForm
 from .models import ModelRun, TrainedModel
 from .postprocess import run_derive
@@ -94,7 +95,12 @@ def run_progress(request: HttpRequest, pk: int) -> JsonResponse:
 @researcher_required
 @require_POST
 def run_cancel_view(request: HttpRequest, pk: int) -> HttpResponse:
-    run = run_cancel(run=get_object_or_404(ModelRun, pk=pk))
+    run = get_object_or_404(ModelRun, pk=pk)
+    try:
+        run = run_cancel(run=run)
+    except RunStateError:
+        messages.info(request, f"Run {run.pk} is {run.status}.")
+        return redirect("runs:detail", run.pk)
     if run_is_stopping(run):
         messages.info(request, f"Run {run.pk}: cancel requested; it stops after this batch.")
     else:
@@ -108,7 +114,7 @@ def run_retry_view(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(ModelRun, pk=pk)
     try:
         run = run_retry(run=run)
-    except ValueError as exc:
+    except RunStateError as exc:
         messages.error(request, str(exc))
     return redirect("runs:detail", run.pk)
 

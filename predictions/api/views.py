@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from ambisite.api import ReadOnlyViewSet
 from annotations.api.parsers import SafeJSONParser
 from predictions.backends import ParamError, UnknownBackend
+from predictions.errors import RunStateError
 from predictions.evaluation import ScoringError
 from predictions.importers import (
     TooLarge,
@@ -57,11 +58,11 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         """Cancel a queued or running run (409 for any other status)."""
-        run = self.get_object()
-        if run.status not in ModelRun.ACTIVE:
-            detail = f"run {run.pk} is {run.status}; only queued or running runs can be cancelled"
-            return Response({"detail": detail}, status=status.HTTP_409_CONFLICT)
-        return Response(self.get_serializer(run_cancel(run=run)).data)
+        try:
+            run = run_cancel(run=self.get_object())
+        except RunStateError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(self.get_serializer(run).data)
 
     @extend_schema(request=None, responses=serializers.ModelRunSerializer)
     @action(detail=True, methods=["post"])
@@ -69,7 +70,7 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
         """Re-queue a failed or cancelled run (409 for any other status)."""
         try:
             run = run_retry(run=self.get_object())
-        except ValueError as error:
+        except RunStateError as error:
             return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         return Response(self.get_serializer(run).data)
 

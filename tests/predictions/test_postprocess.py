@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from scipy.stats import spearmanr
 
+from predictions.errors import FitOnScoredSamples
 from predictions.models import ModelRun
 from predictions.postprocess import run_derive
-from predictions.rows import FitOnScoredSamples
 from predictions.scoring import run_labels_and_predictions
 from predictions.worker import run_execute
 from tests.predictions.runhelpers import small_split

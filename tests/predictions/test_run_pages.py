@@ -155,3 +155,13 @@ def test_a_queued_run_or_one_with_a_silent_worker_is_cancelled_at_once(split):
     silent = running_run(split, heartbeat_at=timezone.now() - timedelta(hours=2))
     silent = run_cancel(run=silent)
     assert silent.status == "cancelled" and silent.finished_at is not None
+
+
+@pytest.mark.parametrize("status", ["succeeded", "failed", "cancelled"])
+def test_cancelling_a_run_that_is_not_active_is_refused_and_changes_nothing(split, status):
+    from predictions.errors import RunStateError
+
+    run = running_run(split, status=status, finished_at=timezone.now())
+    with pytest.raises(RunStateError, match="only queued or running runs can be cancelled"):
+        run_cancel(run=run)
+    assert ModelRun.objects.get(pk=run.pk).status == status

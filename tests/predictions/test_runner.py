@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from predictions.claims import run_claim
+from predictions.errors import FitOnScoredSamples
 from predictions.models import ModelRun, Prediction
-from predictions.rows import FitOnScoredSamples, batches
+from predictions.rows import batches
 from predictions.services import runs_recover
 from predictions.worker import Progress, run_execute
 from tests.predictions.runhelpers import (

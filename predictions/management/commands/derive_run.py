@@ -2,9 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from predictions.errors import FitOnScoredSamples
 from predictions.models import ModelRun
 from predictions.postprocess import run_derive
-from predictions.rows import FitOnScoredSamples
 
 
 def runs(ids: str | None) -> list[ModelRun]:

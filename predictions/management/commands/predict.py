@@ -8,8 +8,9 @@ from django.db import DatabaseError
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
 from predictions.backends import UnknownBackend, get_backend
+from predictions.errors import FitOnScoredSamples
 from predictions.files import predict_samples
-from predictions.rows import FitOnScoredSamples, split_rows
+from predictions.rows import split_rows
 
 
 def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:

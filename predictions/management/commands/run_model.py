@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
 from predictions.backends import UnknownBackend
-from predictions.rows import FitOnScoredSamples
+from predictions.errors import FitOnScoredSamples
 from predictions.services import run_create
 from predictions.worker import run_execute
 
