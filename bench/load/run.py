@@ -47,8 +47,10 @@ def free_bind() -> str:
         return f"127.0.0.1:{sock.getsockname()[1]}"
 
 
-def proc_cpu(match) -> float:
-    """CPU seconds (user + system) of the live processes ``match(pid, pgrp, cmdline)`` accepts."""
+def proc_cpu(match, reaped_by: int | None = None) -> float:
+    """CPU seconds (user + system) of the live processes ``match(pid, pgrp, cmdline)`` accepts,
+    plus what the children of ``reaped_by`` used before they exited (gunicorn replaces a
+    worker after ``max_requests``)."""
     total = 0.0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -58,6 +60,8 @@ def proc_cpu(match) -> float:
             continue
         if match(int(pid), int(stat[2]), cmd):
             total += (int(stat[11]) + int(stat[12])) / HZ
+        if int(pid) == reaped_by:
+            total += (int(stat[13]) + int(stat[14])) / HZ
     return total
 
 
@@ -73,7 +77,7 @@ class Meter:
     run's database), generator (this process) and the rest of the machine."""
 
     def __init__(self, server_pgid: int, database: str | None):
-        self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid)
+        self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
         self.pg = lambda: (
             proc_cpu(lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd)
             if database
