@@ -1,0 +1,82 @@
+"""The load generator of ``make bench-load`` (bench/load/generator.py): how it fills a form,
+and one small walk through a real study on a live server (a few seconds, bounded)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "load"))
+
+import generator  # noqa: E402
+import tool_ambisite  # noqa: E402
+
+FORM = """
+<form method="post" action="/next/" id="f">
+  <input type="hidden" name="csrfmiddlewaretoken" value="t&amp;k">
+  <input type="radio" name="score" value="1"><input type="radio" name="score" value="2">
+  <input type="radio" name="score" value="3"><input type="radio" name="score" value="4">
+  <input type="radio" name="score" value="5">
+  <input type="radio" name="q7" value="a"><input type="radio" name="q7" value="b" checked>
+  <input type="checkbox" name="nonsensical">
+  <input type="checkbox" name="agree" value="yes" checked>
+  <textarea name="comment">as &lt;is&gt;</textarea>
+  <select name="lang"><option value="en">en</option><option value="de" selected>de</option></select>
+  <button type="button" name="help">?</button>
+  <button type="submit" name="go" value="next">Next</button>
+  <button type="submit" name="back" value="1">Back</button>
+</form>
+<form method="dialog"><button>Close</button></form>
+"""
+
+
+def test_it_fills_a_form_as_a_browser_submits_it():
+    form = generator.forms(FORM)[0]
+    assert form.method == "post" and form.attrs["action"] == "/next/"
+    assert generator.fill(form) == [
+        ("csrfmiddlewaretoken", "t&k"),
+        ("score", "3"),  # the middle of an unanswered group
+        ("q7", "b"),  # an answered group keeps its answer
+        ("agree", "yes"),  # unticked boxes are not sent
+        ("comment", "as <is>"),
+        ("lang", "de"),
+        ("go", "next"),  # only the button pressed
+    ]
+
+
+def test_a_profile_can_choose_the_answer():
+    form = generator.forms(FORM)[0]
+    assert ("score", "5") in generator.fill(form, choose=lambda options: options[-1])
+
+
+def test_sustained_rate_uses_the_middle_80_percent_of_completions():
+    stats = generator.Stats(pairs=[(0.1, t) for t in range(100)] + [(0.5, 1000), (0.5, 1001)])
+    out = generator.summary(stats)
+    assert out["rated_items"] == 102
+    assert out["items_per_s"] == pytest.approx(82 / 81, abs=0.01)  # completions 10-91, not the late two
+    assert out["pair_ms"]["p50"] == 100.0 and out["pair_ms"]["p99"] == 500.0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server):
+    from django.db import connection
+
+    from annotations.models import Rating
+    from studies.models import AttentionAnswer, CheckQuestion
+    from tests.studies.helpers import open_study
+
+    open_study(4, per_participant=4, ratings=2, checks=1, slug=tool_ambisite.SLUG)
+    CheckQuestion.objects.update(tolerance=4)  # the middle answer passes every check
+    # SQLite refuses concurrent writers ("database is locked"): one browser there
+    n = 3 if connection.vendor == "postgresql" else 1
+    stats = asyncio.run(
+        generator.run(live_server.url, tool_ambisite.AmbiSiteProfile(), n, timeout=20)
+    )
+    assert stats.errors == [] and stats.http_errors == {} and stats.asset_errors == {}
+    assert (stats.accepted, stats.finished, stats.refused) == (n, n, 0)
+    assert len(stats.pairs) == n * 5  # 4 samples + 1 attention check each
+    answered = AttentionAnswer.objects.exclude(score=None).count()
+    assert Rating.objects.count() + answered == n * 5
