@@ -56,7 +56,8 @@ def test_sustained_rate_uses_the_middle_80_percent_of_completions():
     stats = generator.Stats(pairs=[(0.1, t) for t in range(100)] + [(0.5, 1000), (0.5, 1001)])
     out = generator.summary(stats)
     assert out["rated_items"] == 102
-    assert out["items_per_s"] == pytest.approx(82 / 81, abs=0.01)  # completions 10-91, not the late two
+    # completions 10 to 91 count, not the two late ones
+    assert out["items_per_s"] == pytest.approx(82 / 81, abs=0.01)
     assert out["pair_ms"]["p50"] == 100.0 and out["pair_ms"]["p99"] == 500.0
 
 
