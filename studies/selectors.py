@@ -213,6 +213,11 @@ def batch_progress(participant: Participant) -> list[tuple[int, bool]]:
     return [(row.position, row.answered) for row in batch_rows(participant.pk)]
 
 
+def answered_count(participant: Participant) -> int:
+    """How many items of their batch the participant answered (samples and checks)."""
+    return sum(1 for _, done in batch_progress(participant) if done)
+
+
 def open_positions(participant: Participant) -> list[int]:
     """The positions still to answer, in order (the rule both the pages and the rating
     service use)."""

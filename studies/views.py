@@ -17,7 +17,6 @@ from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
@@ -441,19 +440,26 @@ def screened_out(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
-    study = _study(slug)
-    minutes = study.time_limit_minutes
-    return _problem(
-        request,
-        study,
-        "Your time is up",
-        (
-            f"The time limit for this study ({minutes} minute{pluralize(minutes)}) has passed, "
-            "so your remaining items were given to other participants. The answers you gave "
-            "are saved. Please return to Prolific; if you think this is a mistake, message "
-            "the researchers there."
-        ),
-    )
+    """The time-up page. A participant who answered at least one item gets the completion
+    code (the answers are saved and count; the researcher sees "timed out" with the count and
+    minutes in the participants table and approves or rejects on Prolific); one who answered
+    nothing is asked to return the study on Prolific, which costs them nothing."""
+    study, participant = _participant(request, slug)
+    if participant is not None and participant.status != Participant.Status.TIMED_OUT:
+        where = _where(participant)  # a late participant is timed out here first
+        if participant.status != Participant.Status.TIMED_OUT:
+            return redirect(where)
+    answered = selectors.answered_count(participant) if participant is not None else 0
+    code = study.completion_code if answered else ""
+    ctx = {
+        "study": study,
+        "minutes": study.time_limit_minutes,
+        "answered": answered,
+        "code": code,
+        "url": study.completion_url(code) if code else "",
+        "known": participant is not None,
+    }
+    return render(request, "studies/timed_out.html", ctx)
 
 
 def closed(request: HttpRequest, slug: str) -> HttpResponse:

@@ -397,3 +397,59 @@ def test_the_time_up_page_pluralises_the_limit(client):
     study = open_study(minutes=1)
     page = client.get(reverse("participate:timed_out", args=[study.slug])).content.decode()
     assert "(1 minute)" in page and "1 minutes" not in page
+
+
+def _past_the_time_limit(study) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    late = timezone.now() - timedelta(minutes=study.time_limit_minutes + 1)
+    Participant.objects.update(started_at=late)
+
+
+def test_a_participant_who_runs_out_of_time_after_rating_still_gets_the_completion_code(client):
+    study = open_study(minutes=30)
+    study.contact = "lab@example.org"
+    study.save(update_fields=["contact"])
+    arrive(client, study)
+    qualify_by_post(client, study)
+    answers = Participant.objects.get().attention_answers.all()
+    checks = {a.position: a.question.expected for a in answers}
+    _post_item(client, study, 0, checks.get(0, 3))
+    _past_the_time_limit(study)
+
+    page = client.get(reverse("participate:rate", args=[study.slug, 1]), follow=True)
+
+    assert page.redirect_chain[-1][0] == reverse("participate:timed_out", args=[study.slug])
+    text = page.content.decode()
+    assert "Your time is up" in text and "(30 minutes)" in text
+    assert "The 1 answer you gave is saved" in text
+    assert f'id="code">{study.completion_code}<' in text and "lab@example.org" in text
+    assert study.completion_url(study.completion_code) in text
+    participant = Participant.objects.get()
+    assert participant.status == Participant.Status.TIMED_OUT
+    ratings = Rating.objects.filter(rater=participant.rater).count()
+    assert ratings + participant.attention_answers.exclude(score=None).count() == 1
+
+
+def test_a_participant_who_answered_nothing_is_asked_to_return_the_study_and_gets_no_code(client):
+    study = open_study(minutes=30)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    _past_the_time_limit(study)
+
+    text = client.get(arrive_url(study.slug), follow=True).content.decode()
+
+    assert "Your time is up" in text and "return the study on Prolific" in text
+    assert study.completion_code not in text and 'id="code"' not in text
+
+
+def test_the_time_up_page_sends_a_participant_with_time_left_back_to_work(client):
+    study = open_study(minutes=30)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    response = client.get(reverse("participate:timed_out", args=[study.slug]))
+    assert response.status_code == 302
+    assert response.url == reverse("participate:rate", args=[study.slug, 0])
+    assert study.completion_code not in client.get(response.url).content.decode()
