@@ -15,7 +15,7 @@ class StudySerializer(serializers.ModelSerializer):
         model = Study
         fields = [
             "id", "slug", "title", "status", "ratings_per_sample", "samples_per_participant",
-            "attention_checks_per_batch", "time_limit_minutes", "guidelines", "n_samples",
-            "n_participants", "created_at",
+            "attention_checks_per_batch", "time_limit_minutes", "guidelines", "contact",
+            "n_samples", "n_participants", "created_at",
         ]  # fmt: skip
         read_only_fields = fields

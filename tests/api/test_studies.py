@@ -19,6 +19,13 @@ def test_it_lists_studies_with_counts_and_no_prolific_ids(api, participant):
     assert api.get("/api/v1/studies/nope/").status_code == 404
 
 
+def test_it_shows_the_researcher_contact(api, study):
+    study.contact = "ambistory@example.org"
+    study.save(update_fields=["contact"])
+    assert api.get("/api/v1/studies/pilot/").json()["contact"] == "ambistory@example.org"
+    assert api.get("/api/v1/studies/").json()["results"][0]["contact"] == "ambistory@example.org"
+
+
 def test_it_opens_pauses_and_closes_a_study(api, study):
     opened = api.post("/api/v1/studies/pilot/open/")
     assert opened.status_code == 200, opened.content
