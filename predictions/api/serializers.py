@@ -17,15 +17,24 @@ class ModelRunSerializer(serializers.ModelSerializer):
     scores = serializers.JSONField(
         read_only=True, allow_null=True, help_text="accuracy, correct, total, spearman."
     )
+    stopping = serializers.SerializerMethodField(
+        help_text="Cancelled while a worker was on it, which has not stopped yet: its last "
+        "batch may still add to done (finished_at is set once it has)."
+    )
 
     class Meta:
         model = ModelRun
         fields = [
             "id", "name", "backend", "params", "dataset", "split", "split_name", "status",
-            "done", "total", "error", "code_version", "prompt_version", "model_version",
+            "stopping", "done", "total", "error", "code_version", "prompt_version", "model_version",
             "fitted_on", "scores", "created_by", "created_at", "started_at", "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
+
+    def get_stopping(self, run: ModelRun) -> bool:
+        from ..runner import run_is_stopping
+
+        return run_is_stopping(run)
 
 
 class RunCreateSerializer(serializers.Serializer):

@@ -58,6 +58,22 @@ def test_it_cancels_and_retries_runs(api, small_split, fixed_backend):
     assert api.post(f"{url}/retry/").json()["status"] == "queued"
 
 
+def test_a_run_cancelled_under_a_live_worker_is_stopping_until_the_worker_stops(api, small_split):
+    from django.utils import timezone
+
+    from predictions.runner import run_stopped
+
+    run = ModelRun.objects.create(
+        name="r", backend="random", split=small_split, total=6, status="running",
+        worker="w@host", heartbeat_at=timezone.now(),
+    )  # fmt: skip
+    body = api.post(f"/api/v1/runs/{run.pk}/cancel/").json()
+    assert body["status"] == "cancelled" and body["stopping"] and body["finished_at"] is None
+    run_stopped(run.pk)
+    body = api.get(f"/api/v1/runs/{run.pk}/").json()
+    assert not body["stopping"] and body["finished_at"] is not None
+
+
 def test_it_gives_non_researchers_nothing(non_researchers, uploaded_run, fixed_backend):
     url = f"/api/v1/runs/{uploaded_run.pk}"
     payload = {"backend": "fixed", "split": uploaded_run.split_id}
