@@ -118,11 +118,10 @@ class SplitSums:
         ``(first + k) % len(self)``: every replicate redraws the split (in turn from the
         splits drawn, when there are fewer splits than replicates)."""
         split = (first + np.arange(len(weights))) % len(self)
-        rows = max(1, DRAW_CELLS // self.sums[0].size)  # gathered (replicate, setup) sums
         out = np.empty((len(weights), 6))
-        for start in range(0, len(weights), rows):
-            block = slice(start, start + rows)
-            out[block] = np.einsum("ks,ksc->kc", weights[block], self.sums[split[block]])
+        for s in np.unique(split):  # one product per split: no copy of the sums
+            rows = split == s
+            out[rows] = dot(weights[rows], self.sums[s])
         return reliability(out)
 
 
