@@ -98,18 +98,16 @@ def agreement(
     Alpha, mean SD and split-half get ``n_boot`` replicates; the per-annotator figures
     (upper bound, LOO Spearman) get fewer on large data (``n_boot_annotators``).
     Split-half is the mean over ``SPLITS`` random splits (fewer on very large data), and
-    each replicate draws a split of its own (in turn from a pool of ``n_boot`` splits, or
-    of fewer on very large data).
+    replicate ``k`` uses split ``k % splits``, so the replicates' splits vary as much as
+    the splits of the estimate (drawing a fresh split per replicate would cost a draw per
+    sample and replicate for the same spread).
     """
     uc = unit_counts(table)
     ann = annotator_scores(table, groups_known=groups_known, uc=uc)
     ok_groups = _ok_groups(ann) if groups_known else None
     n_samples = int((uc.counts.sum(axis=1) > 0).sum())
-    n_splits = split_count(n_samples, SPLITS)
-    boot = n_boot > 0 and len(table) > 0
-    pool = split_count(n_samples, max(n_splits, n_boot)) if boot else n_splits
-    splits = split_sums(uc, pool, seed)
-    split_half = _split_summary(splits.figures()[:n_splits])
+    splits = split_sums(uc, split_count(n_samples, SPLITS), seed)
+    split_half = _split_summary(splits.figures())
     values = {
         "alpha": krippendorff_alpha(table, uc),
         "mean_sd": mean_sd(table, uc),
@@ -119,14 +117,13 @@ def agreement(
     loo = loo_spearman(ann)
     values["loo_spearman"] = loo["mean"]
     intervals, defined, drawn, n_annotator = {}, {}, {}, 0
-    if boot:
+    if n_boot > 0 and len(table):
         reps = _replicate(_Resampler(uc, splits), ann, ok_groups, n_boot, seed)
         for key in values:
             if key in reps:
                 intervals[key], defined[key] = _percentile(reps[key])
                 drawn[key] = len(reps[key])
         n_annotator = _replicates(n_boot, ann.n_rows)
-        split_half["pool"] = len(splits)
     return Agreement(
         values={k: (float("nan") if v is None else float(v)) for k, v in values.items()},
         intervals=intervals,

@@ -3,8 +3,10 @@
 One random split puts ``ceil(n / 2)`` of each sample's ``n`` ratings in half A and the rest
 in half B; the figure of a split is the Pearson r of the half means across samples (those
 with at least two ratings), Spearman-Brown corrected. One split is a lottery: on the dev set
-the figures of 200 seeds spread over about 0.02, so the estimate is the **mean over many
-splits** (``SPLITS``, seeded), and each bootstrap replicate gets a split of its own.
+the figures of 200 splits range from 0.796 to 0.853 (SD 0.010), so the estimate is the
+**mean over many splits** (``SPLITS``, seeded; fewer on very large data, where the spread
+is small), and bootstrap replicate ``k`` redraws the split: it takes the ``k``-th of them,
+in turn, instead of holding one split fixed.
 
 A split matters only through the sum of half A of each sample, whose distribution depends on
 nothing but the sample's multiset of values (its *case*; a million ratings have a few
@@ -24,7 +26,7 @@ from .metrics import UnitCounts, distinct_rows, dot
 
 SPLITS = 200  # random splits averaged for the estimate
 MIN_SPLITS = 20
-SPLIT_BUDGET = 2_000_000  # (sample x split) draws at most: the cost grows with the samples
+SPLIT_BUDGET = 1_000_000  # (sample x split) draws at most: the cost grows with the samples
 DRAW_CELLS = 60_000  # (split x sample) cells at once: small blocks stay in the cache
 
 

@@ -26,6 +26,7 @@ from annotations.official import is_within_sd, label_mean, label_sd
 from predictions.comparison import (
     LABELS,
     PairedComparison,
+    defined_count,
     paired_result,
     percentile_interval,
     replicates,
@@ -230,9 +231,12 @@ def run_intervals(labels: Labels, preds, setups, *, n_boot: int = 1000, seed: in
     for counts in boot.blocks():
         acc.append(dot(counts, hits) / dot(counts, items))
         rho.append(ranks.rho(counts))
+    acc_all, rho_all = np.concatenate(acc), np.concatenate(rho)
     return {
-        "accuracy": percentile_interval(np.concatenate(acc)),
-        "spearman": percentile_interval(np.concatenate(rho)),
+        "accuracy": percentile_interval(acc_all),
+        "spearman": percentile_interval(rho_all),
+        # replicates where each figure is defined (the interval's basis), of those drawn
+        "defined": {"accuracy": defined_count(acc_all), "spearman": defined_count(rho_all)},
     }
 
 

@@ -88,6 +88,12 @@ class _ItemResampler:
         return float(grouped_pearson(self.group, ranks, self.mean_ranks.ranks(w), w, 1)[0])
 
 
+def defined_count(values) -> int:
+    """How many bootstrap replicates gave a defined (finite) figure: an interval is taken
+    over those only, so it is reported next to the number drawn."""
+    return int(np.isfinite(np.asarray(values, float)).sum())
+
+
 def percentile_interval(values) -> tuple[float, float] | None:
     """The 2.5 and 97.5 percentiles of ``values`` (NaNs left out); None when none remain."""
     arr = np.asarray(values, float)
@@ -129,6 +135,8 @@ class PairedComparison:
     wilcoxon_p: float | None
     mean_abs_error_a: float
     mean_abs_error_b: float
+    replicates: int = 0  # paired replicates drawn
+    spearman_diff_defined: int = 0  # replicates where both Spearmans are defined
 
 
 def paired_comparison(
@@ -174,6 +182,8 @@ def paired_result(
         wilcoxon_p=p,
         mean_abs_error_a=float(err_a.mean()),
         mean_abs_error_b=float(err_b.mean()),
+        replicates=len(d_rho),
+        spearman_diff_defined=defined_count(d_rho),
     )
 
 

@@ -94,11 +94,13 @@ def test_each_bootstrap_replicate_redraws_the_split():
         assert splits.replicates(weights, 0)[k] == pytest.approx(expected)
 
 
-def test_the_bootstrap_draws_a_split_per_replicate_up_to_the_budget(monkeypatch):
+def test_the_bootstrap_replicates_take_the_estimates_splits_in_turn(monkeypatch):
     table = RatingTable.from_rows(random_study(4), {s: s // 6 for s in range(60)})
+    uc = unit_counts(table)
     result = metrics_bootstrap.agreement(table, groups_known=False, n_boot=300)
-    assert result.split_half["pool"] == 300 and result.split_half["splits"] == 200
-    monkeypatch.setattr(metrics_splithalf, "SPLIT_BUDGET", 60 * 30)
+    assert result.split_half["splits"] == 200
+    monkeypatch.setattr(metrics_splithalf, "SPLIT_BUDGET", 60 * 30)  # 30 splits of 60 samples
     monkeypatch.setattr(metrics_splithalf, "MIN_SPLITS", 5)
     capped = metrics_bootstrap.agreement(table, groups_known=False, n_boot=300)
-    assert capped.split_half["pool"] == 30 and capped.split_half["splits"] == 30
+    assert capped.split_half["splits"] == 30
+    assert capped.values["split_half"] == pytest.approx(split_sums(uc, 30).figures().mean())

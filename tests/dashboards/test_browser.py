@@ -119,7 +119,7 @@ def test_the_agreement_page_says_how_many_replicates_defined_an_interval(
     found = re.search(r"\((\d+) of 1000 replicates defined\)", page.inner_text("[data-key=alpha]"))
     assert found and 900 < int(found.group(1)) < 1000
     assert "replicates defined" not in page.inner_text("[data-key=mean_sd]")
-    assert "split-half draws a random split for each replicate" in page.inner_text("#boot-note")
+    assert "the k-th of its 200 random splits" in page.inner_text("#boot-note")
     assert "mean over 200 random splits" in page.inner_text("#method-note")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -71,3 +72,27 @@ def test_the_label_distribution_chart_puts_humans_next_to_runs(researcher_client
     assert names == ["fours", "humans"]
     assert data["series"][0]["values"] == [0, 0, 0, 100.0, 0]
     assert sum(data["series"][1]["values"]) == pytest.approx(100, abs=0.2)
+
+
+def test_intervals_say_how_many_replicates_defined_the_spearman(researcher_client):
+    split = import_setups(3)
+    # constant within two setups: a replicate that draws only those has constant predictions
+    run = import_run(split, "steps", value=lambda i: 3 if i < 12 else 1 + i % 5)
+    data = researcher_client.get("/dashboards/leaderboard/intervals.json", {"boot": 300}).json()
+    found = data["runs"][str(run.id)]
+    assert found["replicates"] == 300 and found["defined"]["accuracy"] == 300
+    assert 0 < 300 - found["defined"]["spearman"] < 150  # about 300 x (2/3)^3 = 89
+
+
+def test_the_paired_comparison_counts_its_replicates(researcher_client):
+    split = import_setups(3)
+    a = import_run(split, "steps-a", value=lambda i: 3 if i < 12 else 1 + i % 5)
+    b = import_run(split, "steps-b", value=lambda i: 1 + i % 5)
+    html = researcher_client.get("/dashboards/leaderboard/", {"a": a.id, "b": b.id}).content
+    paired = html.decode()
+    found = re.search(
+        r"intervals from (\d+) paired replicates \(the Spearman difference is "
+        r"defined in (\d+) of them\)",
+        paired,
+    )
+    assert found and found.group(1) == "1000" and 600 < int(found.group(2)) < 1000

@@ -39,13 +39,10 @@
         const known = m.interval && m.interval[0] !== null && m.interval[1] !== null;
         cell.textContent = (known ? `${fmt(m.interval[0])} … ${fmt(m.interval[1])}` : "—") + count;
       }
-      const pool = data.split_half && data.split_half.pool;
       document.getElementById("boot-note").textContent =
         `${data.n_boot} bootstrap replicates over ${data.n_setups} setups (seed ${data.seed}); ` +
         `the per-annotator figures use the first ${data.n_boot_annotators} of them; ` +
-        (pool && pool < data.n_boot
-          ? `split-half gives each replicate one of ${pool} random splits in turn.`
-          : "split-half draws a random split for each replicate.");
+        `split-half gives replicate k the k-th of its ${data.split_half.splits} random splits, in turn.`;
     });
   }
 

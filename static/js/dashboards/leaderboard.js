@@ -16,8 +16,13 @@
         row.querySelector(".ci-spearman").textContent = fmt(ci.spearman);
         const fewer = ci.replicates < data.n_boot ? ` (${ci.replicates} replicates)` : "";
         row.querySelector(".ci-spearman").textContent += fewer;
-        for (const cell of row.querySelectorAll(".ci-accuracy, .ci-spearman")) {
-          cell.title = `${ci.replicates} bootstrap replicates over setups`;
+        for (const key of ["accuracy", "spearman"]) {
+          const cell = row.querySelector(`.ci-${key}`);
+          const defined = ci.defined ? ci.defined[key] : ci.replicates;
+          // an interval over fewer replicates than drawn says so
+          const some = defined < ci.replicates ? ` (${defined} of ${ci.replicates} replicates defined)` : "";
+          cell.textContent += some;
+          cell.title = `${ci.replicates} bootstrap replicates over setups${some}`;
         }
       }
       const note = document.getElementById("leaderboard-boot");
