@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import comb
+from scipy.special import gammaln
 
 from .metrics import UnitCounts, distinct_rows, dot
 
@@ -61,14 +61,15 @@ def half_sum_outcomes(cases: np.ndarray, domain: np.ndarray):
     drawn without replacement) for each case, a row of counts per value of ``domain``.
 
     Returns ``(case, total, probability)`` rows ordered by case, then by total. Built value
-    by value: taking ``j`` of the ``c`` copies of a value has ``C(c, j)`` ways."""
+    by value: taking ``j`` of the ``c`` copies of a value has ``C(c, j)`` ways, counted as
+    logarithms (``C(1030, 515)`` already exceeds the largest float)."""
     n = cases.sum(axis=1)
     half = (n + 1) // 2
     rest = np.cumsum(cases[:, ::-1], axis=1)[:, ::-1]  # copies of this value and later ones
     case = np.arange(len(cases))
     taken = np.zeros(len(cases), np.int64)
     total = np.zeros(len(cases))
-    ways = np.ones(len(cases))
+    log_ways = np.zeros(len(cases))
     for v, value in enumerate(domain):
         c = cases[case, v]
         later = rest[case, v] - c
@@ -81,23 +82,34 @@ def half_sum_outcomes(cases: np.ndarray, domain: np.ndarray):
                     case[keep],
                     taken[keep] + j,
                     total[keep] + j * value,
-                    ways[keep] * comb(c[keep], j),
+                    log_ways[keep] + log_comb(c[keep], j),
                 )
             )
-        case, taken, total, ways = (np.concatenate(p) for p in zip(*parts, strict=True))
-        case, taken, total, ways = _merge(case, taken, total, ways)
-    return case, total, ways / np.bincount(case, ways, minlength=len(cases))[case]
+        case, taken, total, log_ways = (np.concatenate(p) for p in zip(*parts, strict=True))
+        case, taken, total, log_ways = _merge(case, taken, total, log_ways)
+    if not len(case):
+        return case, total, log_ways
+    starts = np.flatnonzero(np.r_[True, np.diff(case) != 0])
+    sizes = np.diff(np.r_[starts, len(case)])
+    ways = np.exp(log_ways - np.repeat(np.maximum.reduceat(log_ways, starts), sizes))
+    return case, total, ways / np.repeat(np.add.reduceat(ways, starts), sizes)
 
 
-def _merge(case, taken, total, ways):
+def log_comb(n, k) -> np.ndarray:
+    """``log C(n, k)``, exact enough for any count of ratings."""
+    return gammaln(np.asarray(n, float) + 1) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+
+def _merge(case, taken, total, log_ways):
     """Add up the ways of equal (case, taken, total) states; ordered by case, then total."""
     if not len(case):
-        return case, taken, total, ways
+        return case, taken, total, log_ways
     order = np.lexsort((total, taken, case))
-    case, taken, total, ways = case[order], taken[order], total[order], ways[order]
+    case, taken, total, log_ways = case[order], taken[order], total[order], log_ways[order]
     new = np.r_[True, (np.diff(case) != 0) | (np.diff(taken) != 0) | (np.diff(total) != 0)]
     start = np.flatnonzero(new)
-    return case[start], taken[start], total[start], np.add.reduceat(ways, start)
+    merged = np.logaddexp.reduceat(log_ways, start)
+    return case[start], taken[start], total[start], merged
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scipy.stats import hypergeom
 
 from annotations import metrics_bootstrap, metrics_splithalf
 from annotations.metrics import RatingTable, unit_counts
@@ -104,3 +105,11 @@ def test_the_bootstrap_replicates_take_the_estimates_splits_in_turn(monkeypatch)
     capped = metrics_bootstrap.agreement(table, groups_known=False, n_boot=300)
     assert capped.split_half["splits"] == 30
     assert capped.values["split_half"] == pytest.approx(split_sums(uc, 30).figures().mean())
+
+
+def test_a_sample_with_thousands_of_ratings_gets_its_exact_distribution():
+    # 1300 ratings, 600 of them 1 and 700 of them 3: half A (650) holds j ones, j hypergeometric
+    case, total, p = half_sum_outcomes(np.array([[600, 0, 700, 0, 0]]), np.arange(1, 6.0))
+    ones = (3 * 650 - total) / 2
+    assert p.sum() == pytest.approx(1.0)
+    assert p == pytest.approx(hypergeom(1300, 600, 650).pmf(ones), abs=1e-12)
