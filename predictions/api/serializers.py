@@ -32,7 +32,7 @@ class ModelRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_stopping(self, run: ModelRun) -> bool:
-        from ..runner import run_is_stopping
+        from ..claims import run_is_stopping
 
         return run_is_stopping(run)
 
