@@ -41,7 +41,7 @@ the order of the ratings.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -140,7 +140,9 @@ class AnnotatorScores:
         single = setup_weights is None
         if single and self._point is not None:
             return self._point  # the point estimate serves several figures
-        weights = np.ones((1, self.n_setups)) if single else np.atleast_2d(setup_weights)
+        weights = (
+            np.ones((1, self.n_setups)) if setup_weights is None else np.atleast_2d(setup_weights)
+        )
         if not self.n_units:
             empty = np.zeros((len(weights), 0))
             return UnitScores(*([empty[0]] * 3 if single else [empty] * 3))
@@ -274,7 +276,7 @@ def coverage_mean(values: np.ndarray, coverage: np.ndarray) -> np.ndarray:
 
 def upper_bound_figures(
     ann: AnnotatorScores, ok_groups: np.ndarray | None, weights: np.ndarray | None = None
-) -> dict[str, np.ndarray | float]:
+) -> dict[str, Any]:
     """The human upper bound: ``average_*`` over all annotator units weighted by coverage,
     ``best_*`` the mean over groups of the group's best unit (each metric's best chosen
     separately). Floats for the point estimate; one value per row of a setup weight matrix
