@@ -21,8 +21,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from predictions.backends import UnknownBackend, get_backend
+from predictions.files import predict_samples
 from predictions.management.commands.predict import read_samples
-from predictions.runner import predict_samples
 from predictions.selection import FitPredict, cross_validate
 
 
