@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -159,6 +159,9 @@ def load_ambistory(path: str, *, allow_redacted: bool = False) -> list[ParsedSam
     return parse_ambistory(data, allow_redacted=allow_redacted)
 
 
+RATINGS_PER_WRITE = 1000
+
+
 @dataclass
 class ImportReport:
     split: str
@@ -294,9 +297,14 @@ def _imported_raters(dataset: Dataset, split: Split, count: int) -> list[Rater]:
 
 @transaction.atomic
 def ambistory_import(
-    *, samples: list[ParsedSample], split: str, dataset: str = "ambistory"
+    *,
+    samples: list[ParsedSample],
+    split: str,
+    dataset: str = "ambistory",
+    on_ratings: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
-    """Write parsed samples into ``dataset/split``: all of them or, on any error, none."""
+    """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
+    ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
     ds, _ = Dataset.objects.get_or_create(
         name=dataset,
         defaults={
@@ -346,7 +354,12 @@ def ambistory_import(
         for _, s in new
         for k, (score, flag) in enumerate(zip(s.choices, s.nonsensical))
     ]
-    Rating.objects.bulk_create(ratings, batch_size=1000)
+    if on_ratings is not None:
+        on_ratings(0, len(ratings))
+    for start in range(0, len(ratings), RATINGS_PER_WRITE):
+        Rating.objects.bulk_create(ratings[start : start + RATINGS_PER_WRITE])
+        if on_ratings is not None:
+            on_ratings(min(start + RATINGS_PER_WRITE, len(ratings)), len(ratings))
     report.samples_created = len(created)
     report.ratings_created = len(ratings)
     report.setups_created = Setup.objects.count() - setups_before

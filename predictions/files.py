@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .backends import PredictionOutput, PredictorBackend
 from .rows import batches, refuse_overlap, stories_together, story_key
 
 
 def predict_samples(
-    backend: PredictorBackend, samples: Sequence[dict], fit: Sequence[dict] | None = None
+    backend: PredictorBackend,
+    samples: Sequence[dict],
+    fit: Sequence[dict] | None = None,
+    *,
+    on_batch: Callable[[int], None] | None = None,
 ) -> list[PredictionOutput]:
-    """Prepare ``backend`` on ``fit`` and predict ``samples`` batch by batch, in order.
+    """Prepare ``backend`` on ``fit`` and predict ``samples`` batch by batch, in order;
+    ``on_batch`` is told the number of samples predicted so far after each batch.
 
     Refuses (:class:`~predictions.rows.FitOnScoredSamples`) when a fit sample is also being
     predicted.
@@ -24,9 +29,13 @@ def predict_samples(
     if group:
         indexed = stories_together(indexed, group)
     outputs: list[PredictionOutput | None] = [None] * len(samples)
+    done = 0
     for batch in batches(indexed, backend.batch_size, group_of=group):
         for (index, _), out in zip(batch, backend.predict_batch([s for _, s in batch])):
             outputs[index] = out
+        done += len(batch)
+        if on_batch is not None:
+            on_batch(done)
     if any(out is None for out in outputs):
         raise ValueError("the backend returned fewer predictions than samples")
     return outputs

@@ -10,6 +10,7 @@ The Celery task ``predictions.train_model`` calls :func:`trained_model_train` (q
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 
 from django.db.models import F, Value
 from django.db.models.functions import Concat
@@ -26,8 +27,11 @@ def _append_log(model_id: int, line: str) -> None:
     TrainedModel.objects.filter(pk=model_id).update(log=Concat(F("log"), Value(line + "\n")))
 
 
-def trained_model_train(*, model_id: int) -> TrainedModel:
-    """Run the training now (in the worker); the row records status, path and log."""
+def trained_model_train(
+    *, model_id: int, on_step: Callable[[int, int], None] | None = None
+) -> TrainedModel:
+    """Run the training now (in the worker); the row records status, path and log.
+    ``on_step(done, steps)`` follows the optimiser steps (the command's progress lines)."""
     claimed = TrainedModel.objects.filter(pk=model_id, status=Status.QUEUED).update(
         status=Status.RUNNING, started_at=timezone.now()
     )
@@ -35,7 +39,7 @@ def trained_model_train(*, model_id: int) -> TrainedModel:
     if not claimed:
         return model
     try:
-        _train(model)
+        _train(model, on_step)
     except Exception:  # recorded on the row; the worker lives on
         TrainedModel.objects.filter(pk=model_id).update(
             status=Status.FAILED, error=traceback.format_exc()[-4000:], finished_at=timezone.now()
@@ -44,7 +48,7 @@ def trained_model_train(*, model_id: int) -> TrainedModel:
     return model
 
 
-def _train(model: TrainedModel) -> None:
+def _train(model: TrainedModel, on_step: Callable[[int, int], None] | None = None) -> None:
     if model.kind == Kind.BIENCODER:
         from .ml.biencoder import train
     else:
@@ -60,7 +64,11 @@ def _train(model: TrainedModel) -> None:
     _append_log(model.pk, f"training on {len(samples)} samples of {model.split}")
     names = TrainedModel.TRAIN_PARAMS[model.kind]
     kwargs = {k: model.params[k] for k in names if k in model.params}
-    train(samples, model.directory(), log=lambda line: _append_log(model.pk, line), **kwargs)
+
+    def log(line: str) -> None:
+        _append_log(model.pk, line)
+
+    train(samples, model.directory(), log=log, on_step=on_step, **kwargs)
     _append_log(model.pk, f"saved to {relative}")
     TrainedModel.objects.filter(pk=model.pk).update(
         status=Status.SUCCEEDED, n_samples=len(samples), finished_at=timezone.now()

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import logging
 import subprocess
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+
+from ambisite.progress import Progress
 
 from .backends import PredictionOutput, PredictorBackend, get_backend
 from .claims import run_claim, run_stopped, short_error, still_mine
@@ -29,26 +29,6 @@ from .rows import Row, batches, fit_split_for, split_rows, stories_together
 from .scoring import run_score
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Progress:
-    """Rate and time left for one execution; ``done_at_start`` excludes resumed work."""
-
-    total: int
-    done_at_start: int
-    started: float = field(default_factory=time.monotonic)
-
-    def rate(self, done: int, now: float | None = None) -> float | None:
-        elapsed = (time.monotonic() if now is None else now) - self.started
-        made = done - self.done_at_start
-        if made <= 0 or elapsed <= 0:
-            return None
-        return made / elapsed
-
-    def eta(self, done: int, now: float | None = None) -> float | None:
-        rate = self.rate(done, now)
-        return None if rate is None else max(0, self.total - done) / rate
 
 
 @transaction.atomic

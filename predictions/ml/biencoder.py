@@ -152,6 +152,7 @@ def train(
     layer: int = -1,
     max_seq_length: int = MAX_SEQ_LENGTH,
     log: Callable[[str], None] = print,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> BiEncoderModel:
     """Fine-tune MiniLM on the two-sense stories of labelled ``samples``; save to ``out_dir``.
 
@@ -189,6 +190,7 @@ def train(
         seed=seed,
         label="bi-encoder",
         log=log,
+        on_step=on_step,
     )
     meta = {
         "architecture": ARCHITECTURE,

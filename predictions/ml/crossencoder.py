@@ -133,6 +133,7 @@ def train(
     objective: str = "pairwise",
     freeze_layers: int = 0,
     log: Callable[[str], None] = print,
+    on_step: Callable[[int, int], None] | None = None,
 ) -> CrossEncoderModel:
     """Fine-tune MiniLM on labelled ``samples`` and save it (and its log) to ``out_dir``.
 
@@ -176,6 +177,7 @@ def train(
         seed=seed,
         label="cross-encoder",
         log=log,
+        on_step=on_step,
     )
     meta = {
         "architecture": "crossencoder",

@@ -51,10 +51,12 @@ def train_epochs(
     seed: int,
     label: str,
     log: Callable[[str], None],
+    on_step: Callable[[int, int], None] | None = None,
 ) -> list[dict]:
     """Train ``model`` for ``epochs`` over ``units`` (shuffled in place each epoch, in
     batches of ``per_batch``); ``batch_loss(batch) -> (loss tensor, n items)``. Returns
-    the per-epoch history ``[{"epoch", "loss", "seconds"}]`` and logs one line per epoch."""
+    the per-epoch history ``[{"epoch", "loss", "seconds"}]`` and logs one line per epoch.
+    ``on_step(done, steps)`` is told the optimiser steps taken so far (0 before the first)."""
     import torch
 
     params = [p for p in model.parameters() if p.requires_grad]
@@ -66,6 +68,9 @@ def train_epochs(
     )
     rng = random.Random(seed)
     history: list[dict] = []
+    step = 0
+    if on_step is not None:
+        on_step(0, steps)
     for epoch in range(epochs):
         model.train()
         rng.shuffle(units)
@@ -79,6 +84,9 @@ def train_epochs(
             sched.step()
             total += float(loss.detach()) * items
             n += items
+            step += 1
+            if on_step is not None:
+                on_step(step, steps)
         entry = {
             "epoch": epoch + 1,
             "loss": total / max(1, n),

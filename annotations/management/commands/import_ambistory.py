@@ -1,5 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from ambisite.progress import command_steps
 from annotations.importers import AmbiStoryFormatError, ambistory_import, load_ambistory
 
 
@@ -14,7 +15,15 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         try:
             samples = load_ambistory(opts["file"])
-            report = ambistory_import(samples=samples, split=opts["split"], dataset=opts["dataset"])
+            if opts["verbosity"] > 0:
+                note = f"import: read {len(samples)} samples from {opts['file']}"
+                self.stderr.write(note, style_func=str)
+            report = ambistory_import(
+                samples=samples,
+                split=opts["split"],
+                dataset=opts["dataset"],
+                on_ratings=command_steps(self, opts["verbosity"], label="import (ratings)"),
+            )
         except OSError as exc:
             raise CommandError(f"cannot read {opts['file']}: {exc}") from exc
         except AmbiStoryFormatError as exc:

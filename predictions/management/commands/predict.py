@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 
+from ambisite.progress import command_progress
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
 from predictions.backends import UnknownBackend, get_backend
@@ -70,8 +71,12 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         samples = read_samples(opts["input"], allow_redacted=True)
         fit = fit_samples(opts["fit_split"], opts["fit_file"])
+        progress = command_progress(self, opts["verbosity"], len(samples), label="predict")
+        if fit and opts["verbosity"] > 0:
+            note = f"predict: fitting {opts['backend']} on {len(fit)} samples"
+            self.stderr.write(note, style_func=str)
         try:
-            outputs = predict_samples(backend, samples, fit)
+            outputs = predict_samples(backend, samples, fit, on_batch=progress)
         except (FitOnScoredSamples, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         Path(opts["output"]).parent.mkdir(parents=True, exist_ok=True)

@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from ambisite.progress import command_steps
 from annotations.models import Split
 from predictions.models import ModelRun, TrainedModel
 from predictions.services import trained_model_create
@@ -38,7 +39,8 @@ class Command(BaseCommand):
         if not opts["now"]:
             self.stdout.write(f"training job {model.pk} queued")
             return
-        model = trained_model_train(model_id=model.pk)
+        progress = command_steps(self, opts["verbosity"], label="train (optimiser steps)")
+        model = trained_model_train(model_id=model.pk, on_step=progress)
         self.stdout.write(model.log)
         if model.status != ModelRun.Status.SUCCEEDED:
             raise CommandError(model.error or model.status)
