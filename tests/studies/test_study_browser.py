@@ -278,3 +278,34 @@ def test_time_left_warns_near_the_end_and_the_key_hint_hides_on_touch_phones(bro
     qualify(desk, study)
     desk.wait_for_url(re.compile(r"/rate/0/$"))
     assert desk.locator(".keys").is_visible()
+
+
+def test_when_time_runs_out_the_page_shows_the_code_to_a_participant_who_rated(
+    browser, live_server
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    study = open_study(slug="demo", per_participant=4, ratings=2, minutes=30)
+    tab = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True).new_page()
+    arrive(tab, live_server, "demo", pid(1))
+    tab.click("#start-qualification")
+    qualify(tab, study)
+    participant = Participant.objects.get()
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    rate_items(tab, "/s/demo", range(1), checks)
+    tab.wait_for_url(re.compile(r"/rate/1/$"))
+    Participant.objects.update(started_at=timezone.now() - timedelta(minutes=31))
+
+    tab.reload()  # what the countdown does at zero
+
+    tab.wait_for_url(re.compile(r"/timed-out/$"))
+    assert tab.text_content("h1").strip() == "Your time is up"
+    assert tab.text_content("#code").strip() == study.completion_code
+    assert tab.get_attribute("#prolific-link", "href") == study.completion_url(
+        study.completion_code
+    )
+    found = [(v["id"], [n["target"] for n in v["nodes"]]) for v in axe_violations(tab)]
+    assert not found, json.dumps(found, indent=1)
+    screenshot(tab, "study-time-up-with-code-phone")
