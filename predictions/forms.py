@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
 
 from annotations.models import Split
 from annotations.safe_input import InputError, loads, subject
@@ -32,7 +33,7 @@ BACKEND_NOTES = {
     "crossencoder": "needs a trained model: model=<id> or path=<directory>",
     "biencoder": "needs a trained model: model=<id> or path=<directory>",
     "quality": "stacked predictor, needs a saved one (path/model) or a fit_split",
-    "openai_chat": "needs an OpenAI-compatible server and a model name",
+    "openai_chat": "needs endpoint=<name> and model=<name> of the operator's LLM_ENDPOINTS",
     "hf_causal": "needs a local model directory: model_path=<directory>",
 }
 
@@ -68,6 +69,19 @@ class RunForm(forms.Form):
         self.fields["backend"].choices = backend_choices()
         if not self.is_bound:
             self.fields["split"].initial = default_split()
+        self.fields["params"].help_text += endpoints_help()
+
+
+def endpoints_help() -> str:
+    """The LLM endpoints a run may name (``settings.LLM_ENDPOINTS``), with their models."""
+    endpoints = getattr(settings, "LLM_ENDPOINTS", {}) or {}
+    if not endpoints:
+        return " No LLM endpoints are configured (LLM_ENDPOINTS)."
+    named = "; ".join(
+        f"{name}: {'any model' if '*' in spec['models'] else ', '.join(spec['models'])}"
+        for name, spec in sorted(endpoints.items())
+    )
+    return f' LLM runs: {{"endpoint": ..., "model": ...}} with {named}.'
 
 
 class TrainForm(forms.Form):

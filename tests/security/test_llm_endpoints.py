@@ -207,3 +207,32 @@ def test_the_example_in_env_example_parses():
     [line] = [line for line in lines if line.startswith("# LLM_ENDPOINTS=")]
     parsed = parse_endpoints(line.split("=", 1)[1].strip("'"))
     assert parsed["openai"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+@pytest.mark.django_db
+def test_the_runs_page_names_the_endpoints_a_run_may_use(researcher_client, settings):
+    settings.LLM_ENDPOINTS = parse_endpoints(
+        '{"lab": {"base_url": "http://10.0.0.5:8000/v1", "api_key_env": "LAB_KEY",'
+        ' "models": ["tiny", "small"]}, "local": {"base_url": "http://127.0.0.1:1/v1",'
+        ' "models": ["*"]}}'
+    )
+    page = researcher_client.get(reverse("runs:list")).content.decode()
+    assert "lab: tiny, small; local: any model" in page
+    assert "10.0.0.5" not in page and "LAB_KEY" not in page  # names only, never where or how
+    settings.LLM_ENDPOINTS = {}
+    assert "No LLM endpoints are configured" in researcher_client.get(reverse("runs:list")).text
+
+
+@pytest.mark.django_db
+def test_predict_stops_with_the_short_message_when_the_server_refuses(tmp_path, servers):
+    lab, _ = servers
+    lab.responder = lambda request: Reply(status=401, raw_body='{"error": {"message": "bad key"}}')
+    source = tmp_path / "in.json"
+    source.write_text(json.dumps(ambistory_setup(0)))
+    output = tmp_path / "out.jsonl"
+    params = json.dumps({"endpoint": "lab", "model": "tiny"})
+    args = ["--backend", "openai_chat", "--input", str(source), "--output", str(output)]
+    with pytest.raises(CommandError) as stopped:
+        call_command("predict", *args, "--params", params, "-v", "0")
+    assert str(stopped.value) == "LLMRequestError: endpoint 'lab': HTTP 401: bad key"
+    assert not output.exists()

@@ -1,4 +1,5 @@
 import json
+import logging
 from pathlib import Path
 
 from django.conf import settings
@@ -9,9 +10,12 @@ from ambisite.progress import command_progress
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
 from predictions.backends import UnknownBackend, get_backend
+from predictions.claims import short_error
 from predictions.errors import FitOnScoredSamples
 from predictions.files import predict_samples
 from predictions.rows import split_rows
+
+log = logging.getLogger(__name__)
 
 
 def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:
@@ -79,6 +83,9 @@ class Command(BaseCommand):
             outputs = predict_samples(backend, samples, fit, on_batch=progress)
         except (FitOnScoredSamples, ValueError) as exc:
             raise CommandError(str(exc)) from exc
+        except RuntimeError as exc:  # a backend that failed for good (e.g. an LLM server's 401)
+            log.exception("predict with %s failed", opts["backend"])
+            raise CommandError(short_error(exc)) from exc
         Path(opts["output"]).parent.mkdir(parents=True, exist_ok=True)
         with open(opts["output"], "w", encoding="utf-8") as handle:
             for sample, out in zip(samples, outputs):
