@@ -8,6 +8,9 @@ ratings, never stored.
 
 from __future__ import annotations
 
+import functools
+import operator
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Avg, Count, Exists, OuterRef, Q, StdDev
@@ -16,13 +19,46 @@ SCORE_MIN = 1
 SCORE_MAX = 5
 
 
+class TaskKind(models.TextChoices):
+    """What a judgment is. Samples have the kind of their dataset; a study has one kind
+    and only samples of that kind; a rating's ``score`` reads by the kind (see
+    :data:`SCORE_RANGES`)."""
+
+    PLAUSIBILITY = "plausibility", "Sense plausibility in a story (1-5)"
+    RELATEDNESS = "relatedness", "Relatedness of a word across two sentences (0-4)"
+    SENSE_CHOICE = "sense_choice", "Choose one of N candidate senses"
+
+
+# Inclusive score range per kind. Relatedness is RAW-C's 0 "totally unrelated" .. 4 "same
+# meaning"; a sense-choice score is the chosen candidate's index (0-based).
+SENSE_CANDIDATES_MAX = 10
+SCORE_RANGES: dict[str, tuple[int, int]] = {
+    TaskKind.PLAUSIBILITY: (SCORE_MIN, SCORE_MAX),
+    TaskKind.RELATEDNESS: (0, 4),
+    TaskKind.SENSE_CHOICE: (0, SENSE_CANDIDATES_MAX - 1),
+}
+GRADED_KINDS = (TaskKind.PLAUSIBILITY, TaskKind.RELATEDNESS)
+
+
+def score_range(kind: str) -> tuple[int, int]:
+    """The inclusive (lowest, highest) score a rating of ``kind`` may hold."""
+    return SCORE_RANGES[TaskKind(kind)]
+
+
+def _score_in_range_condition() -> Q:
+    """One check for every kind: the rating's kind picks the range (the database's copy
+    of :func:`score_range`)."""
+    conditions = [
+        Q(kind=kind, score__gte=low, score__lte=high)
+        for kind, (low, high) in SCORE_RANGES.items()
+    ]
+    return functools.reduce(operator.or_, conditions)
+
+
 class Dataset(models.Model):
     """A body of data with one task kind, e.g. AmbiStory (plausibility, 1-5)."""
 
-    class TaskKind(models.TextChoices):
-        PLAUSIBILITY = "plausibility", "Sense plausibility in a story (1-5)"
-        RELATEDNESS = "relatedness", "Sentence-pair relatedness (0-4)"
-        SENSE_CHOICE = "sense_choice", "Choose one of two senses"
+    TaskKind = TaskKind
 
     name = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200)
@@ -145,6 +181,14 @@ class SampleQuerySet(models.QuerySet):
     def in_dataset_order(self) -> SampleQuerySet:
         return self.order_by("split_id", "position")
 
+    def of_kind(self, kind: str) -> SampleQuerySet:
+        return self.filter(split__dataset__task_kind=kind)
+
+    def kinds(self) -> set[str]:
+        """The task kinds among these samples (one query)."""
+        rows = self.order_by().values_list("split__dataset__task_kind", flat=True).distinct()
+        return set(rows)
+
 
 class Sample(models.Model):
     """One story judged for one sense; ``dataset_id`` is the file's key ("0", "1", ...)."""
@@ -168,6 +212,10 @@ class Sample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.split} #{self.dataset_id}"
+
+    @property
+    def task_kind(self) -> str:
+        return self.split.dataset.task_kind
 
 
 class RaterQuerySet(models.QuerySet):
@@ -246,8 +294,17 @@ class RatingQuerySet(models.QuerySet):
 
 
 class Rating(models.Model):
+    """One rater's judgment of a sample. ``kind`` is the sample's task kind, copied so the
+    database can check ``score`` against the kind's range."""
+
     sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="ratings")
     rater = models.ForeignKey(Rater, on_delete=models.PROTECT, related_name="ratings")
+    kind = models.CharField(
+        max_length=20,
+        choices=TaskKind.choices,
+        default=TaskKind.PLAUSIBILITY,
+        db_default=TaskKind.PLAUSIBILITY,
+    )
     score = models.PositiveSmallIntegerField()
     nonsensical = models.BooleanField(default=False)
     comment = models.TextField(blank=True)
@@ -266,8 +323,7 @@ class Rating(models.Model):
         ordering = ["sample_id", "position", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(score__gte=SCORE_MIN) & Q(score__lte=SCORE_MAX),
-                name="rating_score_in_range",
+                condition=_score_in_range_condition(), name="rating_score_in_range"
             ),
             models.UniqueConstraint(fields=["rater", "sample"], name="one_rating_per_rater"),
             models.UniqueConstraint(

@@ -46,6 +46,7 @@ class StudyForm(forms.ModelForm):
         fields = [
             "title",
             "slug",
+            "task_kind",
             "ratings_per_sample",
             "samples_per_participant",
             "attention_checks_per_batch",
@@ -66,6 +67,7 @@ class StudyForm(forms.ModelForm):
         }
         labels = {
             "slug": "Short name in the link",
+            "task_kind": "Task",
             "ratings_per_sample": "Ratings per sample",
             "samples_per_participant": "Samples per participant",
             "attention_checks_per_batch": "Attention checks per participant",
@@ -100,10 +102,11 @@ class StudyForm(forms.ModelForm):
                 "split"
             ].help_text = "Samples come from this split. Leave empty to keep the current samples."
         if self.instance.pk and self.instance.status != Study.Status.DRAFT:
-            for name in ("split", "endings", "homonyms", "limit"):
+            for name in ("task_kind", "split", "endings", "homonyms", "limit"):
                 self.fields[name].disabled = True
 
     OPTIONAL_WITH_DEFAULT = (
+        "task_kind",
         "qualification_minutes",
         "max_unqualified",
         "pid_pattern",
@@ -115,6 +118,13 @@ class StudyForm(forms.ModelForm):
         for name in self.OPTIONAL_WITH_DEFAULT:
             if data.get(name) in (None, ""):
                 data[name] = Study._meta.get_field(name).get_default()
+        split, kind = data.get("split"), data.get("task_kind")
+        if split and kind and split.dataset.task_kind != kind:
+            self.add_error(
+                "split",
+                f"{split} holds {split.dataset.get_task_kind_display().lower()} samples; "
+                "choose a split of the study's task.",
+            )
         return data
 
     def clean_prolific_completion_url(self) -> str:

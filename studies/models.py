@@ -11,6 +11,8 @@ from django.core.validators import MaxValueValidator
 from django.db import models
 from django.db.models import Q
 
+from annotations.models import SENSE_CANDIDATES_MAX, TaskKind
+
 PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
 TIME_LIMIT_MAX_MINUTES = 7 * 24 * 60  # a week: a batch is never held longer
 
@@ -32,6 +34,12 @@ class Study(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    task_kind = models.CharField(
+        max_length=20,
+        choices=TaskKind.choices,
+        default=TaskKind.PLAUSIBILITY,
+        help_text="What participants judge; every sample of the study has this kind.",
+    )
     samples = models.ManyToManyField(
         "annotations.Sample", related_name="studies", blank=True, through="StudySample"
     )
@@ -183,7 +191,8 @@ class CheckQuestion(models.Model):
     """A story with a known answer: a qualification question and/or an attention check.
 
     A check passes when ``|answer - expected| <= tolerance`` (graded checks: expected 1 with
-    tolerance 1 accepts 1-2).
+    tolerance 1 accepts 1-2). ``expected`` is on the study's scale: 1-5 for plausibility,
+    0-4 for relatedness (a catch trial), a candidate index for sense choice.
     """
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="check_questions")
@@ -203,7 +212,8 @@ class CheckQuestion(models.Model):
         ordering = ["study_id", "order", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(expected__gte=1) & Q(expected__lte=5), name="check_expected_1_5"
+                condition=Q(expected__lte=SENSE_CANDIDATES_MAX - 1),
+                name="check_expected_on_a_scale",
             ),
             models.CheckConstraint(condition=Q(tolerance__lte=4), name="check_tolerance_0_4"),
         ]

@@ -61,8 +61,15 @@ class SessionOver(StudyError):
 def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
     StudySample.objects.filter(study=study).delete()
     ids = samples.values_list("id", flat=True) if isinstance(samples, QuerySet) else samples
+    ids = [getattr(s, "id", s) for s in ids]
+    other = Sample.objects.filter(id__in=ids).kinds() - {study.task_kind}
+    if other:
+        raise StudyError(
+            f"A {study.get_task_kind_display().lower()} study takes only samples of that kind "
+            f"(these include: {', '.join(sorted(other))})."
+        )
     StudySample.objects.bulk_create(
-        [StudySample(study=study, sample_id=getattr(s, "id", s)) for s in ids], batch_size=1000
+        [StudySample(study=study, sample_id=s) for s in ids], batch_size=1000
     )
 
 
@@ -89,6 +96,9 @@ def study_update(*, study: Study, samples=None, by=None, **fields) -> Study:
     """Change settings; the sample set can only change while the study is a draft."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     started = study.status != Study.Status.DRAFT
+    if started and fields.get("task_kind", study.task_kind) != study.task_kind:
+        raise StudyError("The task kind can only be changed while the study is a draft.")
+    study.task_kind = fields.pop("task_kind", study.task_kind)
     if samples is not None:
         if started:
             raise StudyError("Samples can only be changed while the study is a draft.")
@@ -421,14 +431,15 @@ def _rating_write(cursor, participant: Participant, sample_id: int, answer: Answ
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
     sql = (
         f"INSERT INTO {connection.ops.quote_name(Rating._meta.db_table)}"
-        " (sample_id, rater_id, score, nonsensical, comment, position, started_at,"
-        " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, NULL, %s, %s, %s)"
+        " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
+        " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, NULL, %s, %s, %s)"
         " ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
         " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
         " updated_at = EXCLUDED.updated_at"
     )
-    params = [sample_id, participant.rater_id, answer.score, answer.nonsensical, answer.comment]
-    cursor.execute(sql, [*params, started, now, now])
+    kind = participant.study.task_kind
+    params = [sample_id, participant.rater_id, kind, answer.score]
+    cursor.execute(sql, [*params, answer.nonsensical, answer.comment, started, now, now])
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:

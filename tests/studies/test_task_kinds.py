@@ -1,0 +1,64 @@
+"""A study has one task kind and takes only samples of that kind; a rating's score is
+checked against its kind's range by the database."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, transaction
+
+from annotations.models import Dataset, Rater, Rating, TaskKind, score_range
+from studies import services
+
+from .helpers import unrated_setups
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_study_is_a_plausibility_study_unless_told_otherwise():
+    study = services.study_create(title="t", slug="t", samples=unrated_setups(2))
+    assert study.task_kind == TaskKind.PLAUSIBILITY
+
+
+def test_it_refuses_samples_of_another_kind():
+    samples = unrated_setups(2)
+    with pytest.raises(services.StudyError, match="only samples of that kind"):
+        services.study_create(title="t", slug="t", samples=samples, task_kind=TaskKind.RELATEDNESS)
+
+
+def test_the_kind_cannot_change_once_the_study_is_open():
+    study = services.study_create(title="t", slug="t", samples=unrated_setups(40))
+    services.study_open(study=study)
+    with pytest.raises(services.StudyError, match="only be changed while"):
+        services.study_update(study=study, task_kind=TaskKind.RELATEDNESS)
+
+
+def test_each_kind_has_its_score_range():
+    assert score_range("plausibility") == (1, 5)
+    assert score_range("relatedness") == (0, 4)
+    assert score_range("sense_choice")[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("kind", "score", "ok"),
+    [
+        ("plausibility", 0, False),
+        ("plausibility", 5, True),
+        ("relatedness", 0, True),
+        ("relatedness", 5, False),
+        ("sense_choice", 1, True),
+    ],
+)
+def test_the_database_checks_a_score_against_its_kind(kind, score, ok):
+    sample = unrated_setups(1)[0]
+    rater = Rater.objects.create(kind=Rater.Kind.RESEARCHER, pseudonym="r")
+    create = lambda: Rating.objects.create(sample=sample, rater=rater, kind=kind, score=score)  # noqa: E731
+    if ok:
+        create()
+    else:
+        with pytest.raises(IntegrityError), transaction.atomic():
+            create()
+
+
+def test_samples_know_their_kind():
+    sample = unrated_setups(1)[0]
+    assert sample.task_kind == Dataset.TaskKind.PLAUSIBILITY
