@@ -9,16 +9,18 @@ The Celery task ``predictions.train_model`` calls :func:`trained_model_train` (q
 
 from __future__ import annotations
 
-import traceback
+import logging
 from collections.abc import Callable
 
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
+from .claims import short_error
 from .models import ModelRun, TrainedModel
 from .rows import split_rows
 
+log = logging.getLogger(__name__)
 Status = ModelRun.Status
 Kind = TrainedModel.Kind
 
@@ -40,9 +42,10 @@ def trained_model_train(
         return model
     try:
         _train(model, on_step)
-    except Exception:  # recorded on the row; the worker lives on
+    except Exception as exc:  # recorded on the row (one short line); the worker lives on
+        log.exception("training job %s failed", model_id)  # the traceback: the log only
         TrainedModel.objects.filter(pk=model_id).update(
-            status=Status.FAILED, error=traceback.format_exc()[-4000:], finished_at=timezone.now()
+            status=Status.FAILED, error=short_error(exc), finished_at=timezone.now()
         )
     model.refresh_from_db()
     return model

@@ -136,3 +136,17 @@ def test_quality_fine_tunes_a_bi_encoder_on_the_fit_split_once(settings, tmp_pat
     predict_samples(frozen, dev, fit)
     assert frozen.predictor.components(dev).shape == (6, 2)
     assert "frozen features" in frozen.model_version()
+
+
+def test_a_failed_job_keeps_one_short_line_and_logs_the_traceback(monkeypatch, caplog):
+    import predictions.training as training
+
+    def fail(model, on_step=None):
+        raise RuntimeError("CUDA out of memory\n  File /srv/app/secret/path.py, line 3")
+
+    monkeypatch.setattr(training, "_train", fail)
+    job = trained_model_create(name="x", split=small_split("train"), params={"epochs": 1})
+    model = trained_model_train(model_id=job.pk)
+    assert model.status == "failed"
+    assert model.error == "RuntimeError: CUDA out of memory"
+    assert any(record.exc_info for record in caplog.records)  # the traceback: the log only

@@ -236,3 +236,19 @@ def test_predict_stops_with_the_short_message_when_the_server_refuses(tmp_path, 
         call_command("predict", *args, "--params", params, "-v", "0")
     assert str(stopped.value) == "LLMRequestError: endpoint 'lab': HTTP 401: bad key"
     assert not output.exists()
+
+
+@pytest.mark.django_db
+def test_the_migration_removes_keys_that_older_runs_stored(split):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("predictions.migrations.0004_remove_stored_api_keys")
+    params = {"model": "m", "api_key": "sk-old", "base_url": "http://x/v1"}
+    old = ModelRun.objects.create(
+        name="old", backend="openai_chat", split=split, total=1, params=params
+    )
+    migration.remove_api_keys(apps, None)
+    old.refresh_from_db()
+    assert old.params == {"model": "m", "base_url": "http://x/v1"}
