@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "annotations",
     "predictions",
     "studies",
+    "writing",
     "dashboards",
 ]
 

@@ -58,7 +58,10 @@ class Candidate:
 
 
 def batch_problem(study: Study) -> str | None:
-    """Why no batch can ever be formed for ``study`` under the rules, or None."""
+    """Why no batch can ever be formed for ``study`` under the rules, or None. A writing
+    study reserves no samples (the ``writing`` app hands out its items)."""
+    if study.is_writing:
+        return None
     n_samples = StudySample.objects.filter(study=study).count()
     if n_samples == 0:
         return "The study has no samples."
@@ -177,6 +180,8 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
         # give everything back when they cannot complete).
         Study.objects.select_for_update().filter(pk=study.pk).first()
     k, n_checks = study.samples_per_participant, study.attention_checks_per_batch
+    if study.is_writing:  # nothing to reserve here: the writing app hands out items
+        k, n_checks = 0, 0
     slots = _claim(study, k, rng, QUEUED_ROUNDS if queued else LOCK_ROUNDS) if k else []
     checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
     checks = rng.sample(checks, min(n_checks, len(checks)))

@@ -165,6 +165,7 @@ CheckQuestionFormSet = inlineformset_factory(
         "ending",
         "meaning",
         "example_sentence",
+        "other_meaning",
         "expected",
         "tolerance",
         "in_qualification",
@@ -176,6 +177,7 @@ CheckQuestionFormSet = inlineformset_factory(
         "ending": forms.Textarea(attrs={"rows": 1}),
         "meaning": forms.Textarea(attrs={"rows": 1}),
         "example_sentence": forms.Textarea(attrs={"rows": 1}),
+        "other_meaning": forms.Textarea(attrs={"rows": 1}),
     },
     extra=1,
     can_delete=True,
@@ -190,14 +192,16 @@ class RatingForm(forms.Form):
 
 
 class QualificationForm(forms.Form):
-    """One 1-5 choice per qualification question."""
+    """One 1-5 choice per qualification question, or a choice of two meanings for a
+    question with ``other_meaning`` (the writing studies' variant)."""
 
     def __init__(self, *args, questions: list[CheckQuestion], **kwargs):
         super().__init__(*args, **kwargs)
         self.questions = questions
         for q in questions:
+            choices = [(1, q.meaning), (2, q.other_meaning)] if q.other_meaning else SCORES
             self.fields[f"q{q.pk}"] = forms.TypedChoiceField(
-                choices=SCORES, coerce=int, widget=forms.RadioSelect, label=q.meaning
+                choices=choices, coerce=int, widget=forms.RadioSelect, label=q.meaning
             )
 
     def answers(self) -> dict[int, int]:

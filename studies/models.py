@@ -31,6 +31,14 @@ class Study(models.Model):
         PAUSED = "paused", "Paused"
         CLOSED = "closed", "Closed"
 
+    class Activity(models.TextChoices):
+        """What participants do: rate samples (what they judge is ``task_kind``), or write
+        for a new AmbiStory (the ``writing`` app)."""
+
+        RATING = "rating", "Plausibility rating"
+        SENTENCES = "sentences", "Ambiguous-sentence writing"
+        ENDINGS = "endings", "Ending writing"
+
     slug = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -39,6 +47,12 @@ class Study(models.Model):
         choices=TaskKind.choices,
         default=TaskKind.PLAUSIBILITY,
         help_text="What participants judge; every sample of the study has this kind.",
+    )
+    activity = models.CharField(
+        max_length=20,
+        choices=Activity.choices,
+        default=Activity.RATING,
+        help_text="Rate samples, or write sentences or endings for a new AmbiStory.",
     )
     samples = models.ManyToManyField(
         "annotations.Sample", related_name="studies", blank=True, through="StudySample"
@@ -100,6 +114,11 @@ class Study(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def is_writing(self) -> bool:
+        """Participants write (``writing`` app) instead of rating reserved samples."""
+        return self.activity != self.Activity.RATING
 
     def completion_url(self, code: str) -> str:
         return self.prolific_completion_url.replace("{code}", code)
@@ -203,6 +222,11 @@ class CheckQuestion(models.Model):
     ending = models.TextField(blank=True)
     meaning = models.TextField()
     example_sentence = models.TextField(blank=True)
+    other_meaning = models.TextField(
+        blank=True,
+        help_text="Writing studies' variant: pick the more plausible of two meanings; "
+        "'expected' is then 1 (meaning) or 2 (other meaning).",
+    )
     expected = models.PositiveSmallIntegerField()
     tolerance = models.PositiveSmallIntegerField(default=0)
     in_qualification = models.BooleanField(default=True)

@@ -287,6 +287,11 @@ class OpenAIChatBackend(PredictorBackend):
             body.update(logprobs=True, top_logprobs=self.top_logprobs)
         return {**body, **self.extra_body}
 
+    def complete(self, messages: list[dict]) -> str:
+        """The answer text to ``messages`` (retries as for scoring): for callers that want
+        a text, not a score (e.g. the writing pipeline's precontexts)."""
+        return self._complete(messages)[0]
+
     def _api_key(self) -> str:
         """The endpoint's key, read from its variable at request time ("" for none)."""
         if not self.api_key_env:

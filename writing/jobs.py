@@ -1,0 +1,58 @@
+"""The LLM jobs the Celery tasks run: a precontext (B.2 prompt) and a spelling clean-up
+(B.1 prompts). Each loads its queued row, asks the endpoint with no transaction open, and
+stores the text or the error."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from . import defaults, llm
+from .models import Cleanup, Precontext
+
+
+def precontext_generate(*, precontext_id: int) -> Precontext:
+    """Run one queued generation: render the prompt, ask the endpoint, store the text (or
+    the error). No transaction is held while the model answers."""
+    row = Precontext.objects.select_related(
+        "sentence__pair__sense_a", "sentence__pair__sense_b", "sentence__pair__homonym"
+    ).get(pk=precontext_id)
+    if row.status != Precontext.Status.QUEUED:
+        return row
+    sentence = row.sentence
+    pair = sentence.pair
+    prompt = defaults.PRECONTEXT_PROMPTS[row.prompt_version].format(
+        sentence=sentence.final_text,
+        homonym=pair.homonym.form,
+        sense_1=pair.sense_a.gloss,
+        sense_2=pair.sense_b.gloss,
+    )
+    try:
+        text, served = llm.complete(row.endpoint, row.model, prompt)
+    except llm.LLMError as exc:
+        row.status, row.error = Precontext.Status.FAILED, str(exc)[:2000]
+    else:
+        row.status, row.text, row.served_model = Precontext.Status.DONE, text.strip(), served
+    row.finished_at = timezone.now()
+    row.save(update_fields=["status", "text", "error", "served_model", "finished_at"])
+    return row
+
+
+def cleanup_generate(*, cleanup_id: int) -> Cleanup:
+    row = Cleanup.objects.select_related("ending__slot__written__setup").get(pk=cleanup_id)
+    if row.status != Cleanup.Status.QUEUED:
+        return row
+    template = defaults.CLEANUP_PROMPTS[row.prompt_version]
+    if row.ending_id:
+        prompt = template.format(
+            sentence=row.ending.slot.written.setup.sentence, ending=row.original
+        )
+    else:
+        prompt = template.format(sentence=row.original)
+    try:
+        text, _ = llm.complete(row.endpoint, row.model, prompt)
+    except llm.LLMError as exc:
+        row.status, row.error = Cleanup.Status.FAILED, str(exc)[:2000]
+    else:
+        row.status, row.suggested = Cleanup.Status.SUGGESTED, text.strip()
+    row.save(update_fields=["status", "suggested", "error"])
+    return row

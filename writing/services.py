@@ -1,0 +1,597 @@
+"""Writes for the writing pipeline: keyword-only, typed, atomic.
+
+Pool: ``pair_add``, ``pair_flag``. Studies: ``writing_study_create`` (a study whose
+sentences or endings on the studies machinery). Writers: ``draw_current``, ``draw_skip``,
+``sentence_submit``, ``ending_slots_hold``, ``ending_submit``. Researchers:
+``sentence_review``, ``ending_review``, ``precontext_request`` (the job itself is in
+``jobs``), ``precontext_write``, ``setup_make``, ``cleanup_request``, ``cleanup_decide``,
+``rating_study_create``. Views call exactly one write.
+"""
+
+from __future__ import annotations
+
+import random
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, Exists, OuterRef, Q
+from django.utils import timezone
+
+from annotations.models import Dataset, Homonym, Sample, Sense, Setup, Split, Story
+from studies import services as study_services
+from studies.models import Participant, Study
+
+from . import defaults, llm, rules
+from .models import (
+    Cleanup,
+    Draw,
+    Ending,
+    EndingSlot,
+    Precontext,
+    ReviewDecision,
+    Reviewed,
+    SensePair,
+    Sentence,
+    WrittenSetup,
+)
+
+
+class WritingError(Exception):
+    """A writing action refused, with a reason a person can read."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Refused(WritingError):
+    """A submitted text breaks a rule; the text is kept as the draft."""
+
+
+# --- the pool ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def pair_add(
+    *,
+    form: str,
+    gloss_a: str,
+    gloss_b: str,
+    example_a: str = "",
+    example_b: str = "",
+    pos_a: str = "",
+    pos_b: str = "",
+    flag_pos: bool = True,
+) -> tuple[SensePair, bool]:
+    """The pool entry for this word and these two senses (created when new). With
+    ``flag_pos`` a pair whose senses are of different parts of speech is flagged out."""
+    form, gloss_a, gloss_b = form.strip(), gloss_a.strip(), gloss_b.strip()
+    if not form or not gloss_a or not gloss_b:
+        raise WritingError("A pool entry needs a word and two meanings.")
+    if gloss_a == gloss_b and example_a.strip() == example_b.strip():
+        raise WritingError("The two meanings must differ.")
+    homonym, _ = Homonym.objects.get_or_create(form=form)
+    sense_a, _ = Sense.objects.get_or_create(
+        homonym=homonym, gloss=gloss_a, example_sentence=example_a.strip()
+    )
+    sense_b, _ = Sense.objects.get_or_create(
+        homonym=homonym, gloss=gloss_b, example_sentence=example_b.strip()
+    )
+    existing = SensePair.objects.filter(
+        Q(sense_a=sense_a, sense_b=sense_b) | Q(sense_a=sense_b, sense_b=sense_a)
+    ).first()
+    if existing:
+        return existing, False
+    pair = SensePair(
+        homonym=homonym, sense_a=sense_a, sense_b=sense_b, pos_a=pos_a.strip(), pos_b=pos_b.strip()
+    )
+    if flag_pos and pair.differs_in_pos:
+        pair.excluded = True
+        pair.exclusion_reason = f"Different parts of speech ({pair.pos_a} / {pair.pos_b})."
+    pair.save()
+    return pair, True
+
+
+def pair_flag(*, pair: SensePair, excluded: bool, reason: str = "") -> SensePair:
+    """Flag a pool entry out (never drawn again) or back in."""
+    pair.excluded = excluded
+    pair.exclusion_reason = reason.strip() if excluded else ""
+    pair.save(update_fields=["excluded", "exclusion_reason"])
+    return pair
+
+
+# --- writing studies -----------------------------------------------------------------------
+
+
+@transaction.atomic
+def writing_study_create(
+    *,
+    activity: str,
+    title: str,
+    slug: str,
+    by=None,
+    setups: list[WrittenSetup] | None = None,
+    **fields,
+) -> Study:
+    """A draft study whose activity is ``sentences`` or ``endings`` with the paper's guidelines and
+    the writing variant of the qualification test. An ending study gets one slot per
+    (setup, sense) for ``setups``."""
+    if activity not in (Study.Activity.SENTENCES, Study.Activity.ENDINGS):
+        raise WritingError("A writing study writes sentences or endings.")
+    sentences = activity == Study.Activity.SENTENCES
+    fields.setdefault(
+        "guidelines",
+        defaults.SENTENCE_GUIDELINES if sentences else defaults.ENDING_GUIDELINES,
+    )
+    fields.setdefault(
+        "samples_per_participant",
+        defaults.SENTENCES_PER_WRITER if sentences else defaults.ENDINGS_PER_WRITER,
+    )
+    fields.update(activity=activity, attention_checks_per_batch=0, questions=defaults.QUALIFICATION)
+    study = study_services.study_create(title=title, slug=slug, samples=[], by=by, **fields)
+    if not sentences:
+        for written in setups or []:
+            pair = written.sentence.pair
+            for sense in (pair.sense_a, pair.sense_b):
+                EndingSlot.objects.create(study=study, written=written, sense=sense)
+    return study
+
+
+def _active(participant: Participant) -> Participant:
+    """The participant, locked, if they may still write; ``WritingError`` otherwise (a late
+    participant is timed out first)."""
+    locked = Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
+    if locked.is_active and locked.deadline() < timezone.now():
+        Participant.objects.filter(pk=locked.pk, status__in=Participant.ACTIVE).update(
+            status=Participant.Status.TIMED_OUT
+        )
+        raise WritingError("Your time for this study has run out.")
+    if locked.status != Participant.Status.QUALIFIED:
+        raise WritingError("This session can no longer be changed.")
+    return locked
+
+
+def _finish(participant: Participant) -> None:
+    participant.status = Participant.Status.FINISHED
+    participant.finished_at = timezone.now()
+    participant.save(update_fields=["status", "finished_at"])
+
+
+# --- sentence writers ----------------------------------------------------------------------
+
+
+def _new_draw(participant: Participant, rng: random.Random | None = None) -> Draw:
+    """A pool entry this writer has not been shown yet (the least written first), or, when
+    they have seen them all, one of those they skipped."""
+    rng = rng or random.Random()
+    seen = Draw.objects.filter(participant=participant).values("pair_id")
+    pool = SensePair.objects.filter(excluded=False)
+    fresh = pool.exclude(id__in=seen).annotate(n=Count("sentences")).order_by("n")
+    candidates = list(fresh.values_list("id", "n")[:50])
+    if candidates:
+        low = candidates[0][1]
+        pair_id = rng.choice([pk for pk, n in candidates if n == low])
+    else:
+        skipped = list(
+            Draw.objects.filter(participant=participant, status=Draw.Status.SKIPPED)
+            .exclude(pair__excluded=True)
+            .values_list("pair_id", flat=True)
+        )
+        if not skipped:
+            raise WritingError("There are no more words to write about.")
+        pair_id = rng.choice(skipped)
+    return Draw.objects.create(participant=participant, pair_id=pair_id)
+
+
+@transaction.atomic
+def draw_current(*, participant: Participant) -> Draw:
+    """The word this writer is shown now: the open draw, or a new one."""
+    participant = _active(participant)
+    draw = Draw.objects.filter(participant=participant, status=Draw.Status.OPEN).first()
+    return draw or _new_draw(participant)
+
+
+@transaction.atomic
+def draw_skip(*, participant: Participant, draw_id: int) -> Draw:
+    """ "A different word, please!": close the shown draw as skipped and draw another.
+    A repeated click (a stale ``draw_id``) changes nothing."""
+    participant = _active(participant)
+    closed = Draw.objects.filter(
+        pk=draw_id, participant=participant, status=Draw.Status.OPEN
+    ).update(status=Draw.Status.SKIPPED, closed_at=timezone.now())
+    current = Draw.objects.filter(participant=participant, status=Draw.Status.OPEN).first()
+    if current:
+        return current
+    if not closed:
+        raise WritingError("That word is no longer shown.")
+    return _new_draw(participant)
+
+
+def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sentence:
+    """Save a sentence for the shown word (finishing the writer after the last). Raises
+    ``Refused`` (the text is kept as the draw's draft, committed) when a rule is broken,
+    ``WritingError`` when the draw is not the shown one or the writer may not write."""
+    text = text.strip()
+    with transaction.atomic():
+        participant = _active(participant)
+        draw = (
+            Draw.objects.select_for_update()
+            .select_related("pair__homonym")
+            .filter(pk=draw_id, participant=participant)
+            .first()
+        )
+        if draw is None:
+            raise WritingError("That word is not shown to you.")
+        if draw.status == Draw.Status.WRITTEN:
+            return draw.sentence  # the same sentence sent twice
+        if draw.status != Draw.Status.OPEN:
+            raise WritingError("That word is no longer shown.")
+        problem = rules.sentence_problem(text, draw.pair.homonym.form)
+        if problem is None:
+            return _sentence_save(participant, draw, text)
+        Draw.objects.filter(pk=draw.pk).update(draft=text[:2000])
+    raise Refused(problem)
+
+
+def _sentence_save(participant: Participant, draw: Draw, text: str) -> Sentence:
+    sentence = Sentence.objects.create(
+        participant=participant, draw=draw, pair=draw.pair, text=text
+    )
+    draw.status, draw.closed_at, draw.draft = Draw.Status.WRITTEN, timezone.now(), ""
+    draw.save(update_fields=["status", "closed_at", "draft"])
+    written = Sentence.objects.filter(participant=participant).count()
+    if written >= participant.study.samples_per_participant:
+        _finish(participant)
+    return sentence
+
+
+# --- ending writers ------------------------------------------------------------------------
+
+
+def _free_slots(study: Study):
+    gone = (Participant.Status.TIMED_OUT, Participant.Status.SCREENED_OUT)
+    has_ending = Ending.objects.filter(slot=OuterRef("pk")).exclude(
+        decision=Reviewed.Decision.REJECTED
+    )
+    return (
+        EndingSlot.objects.filter(study=study)
+        .filter(Q(participant__isnull=True) | Q(participant__status__in=gone))
+        .exclude(Exists(has_ending))
+    )
+
+
+@transaction.atomic
+def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
+    """The endings this writer is to write, in order: held on the first visit (up to
+    ``samples_per_participant``, one per setup), the same ones on every later visit."""
+    participant = _active(participant)
+    held = list(EndingSlot.objects.filter(participant=participant).order_by("position"))
+    if held:
+        return held
+    want = participant.study.samples_per_participant
+    taken_setups: set[int] = set()
+    picked = []
+    for slot in _free_slots(participant.study).order_by("id").select_for_update():
+        if slot.written_id in taken_setups:
+            continue
+        picked.append(slot)
+        taken_setups.add(slot.written_id)
+        if len(picked) == want:
+            break
+    now = timezone.now()
+    for position, slot in enumerate(picked):
+        EndingSlot.objects.filter(pk=slot.pk).update(
+            participant=participant, position=position, reserved_at=now, draft=""
+        )
+    if not picked:
+        raise WritingError("There are no stories left to write endings for.")
+    return list(EndingSlot.objects.filter(participant=participant).order_by("position"))
+
+
+def ending_submit(
+    *, participant: Participant, slot_id: int, text: str, comment: str = ""
+) -> Ending:
+    """Save the ending for one of the writer's slots (finishing the writer after the
+    last). ``Refused`` (text kept as the slot's draft, committed) when it contains the
+    ambiguous word or is empty or too long."""
+    text = text.strip()
+    with transaction.atomic():
+        participant = _active(participant)
+        slot = (
+            EndingSlot.objects.select_for_update()
+            .select_related("written__setup__homonym")
+            .filter(pk=slot_id, participant=participant)
+            .first()
+        )
+        if slot is None:
+            raise WritingError("That story is not one of yours.")
+        existing = Ending.objects.filter(slot=slot, participant=participant).first()
+        if existing:
+            return existing
+        problem = rules.ending_problem(text, slot.written.setup.homonym.form)
+        if problem is None:
+            return _ending_save(participant, slot, text, comment)
+        EndingSlot.objects.filter(pk=slot.pk).update(draft=text[:2000])
+    raise Refused(problem)
+
+
+def _ending_save(participant: Participant, slot: EndingSlot, text: str, comment: str) -> Ending:
+    ending = Ending.objects.create(
+        slot=slot, participant=participant, text=text, comment=comment.strip()[:2000]
+    )
+    EndingSlot.objects.filter(pk=slot.pk).update(draft="")
+    left = EndingSlot.objects.filter(participant=participant).exclude(
+        Exists(Ending.objects.filter(slot=OuterRef("pk"), participant=participant))
+    )
+    if not left.exists():
+        _finish(participant)
+    return ending
+
+
+# --- review --------------------------------------------------------------------------------
+
+
+def _decide(item: Reviewed, decision: str, edited_text: str, reason: str, by) -> None:
+    if decision not in Reviewed.Decision.values:
+        raise WritingError("Unknown decision.")
+    if decision == Reviewed.Decision.REJECTED and not reason.strip():
+        raise WritingError("Please give a reason for rejecting.")
+    before = item.final_text
+    edited = edited_text.strip()
+    item.edited_text = "" if edited == item.text else edited
+    item.decision, item.reason = decision, reason.strip()
+    item.reviewed_by, item.reviewed_at = by, timezone.now()
+    item.save()
+    link = {"sentence": item} if isinstance(item, Sentence) else {"ending": item}
+    ReviewDecision.objects.create(
+        decision=decision,
+        text_before=before,
+        text_after=item.final_text,
+        reason=item.reason,
+        by=by,
+        **link,
+    )
+
+
+@transaction.atomic
+def sentence_review(
+    *, sentence: Sentence, decision: str, edited_text: str = "", reason: str = "", by=None
+) -> Sentence:
+    """Accept (optionally with an edit) or reject (with a reason) a sentence. An edit must
+    keep the word exactly once. A sentence that already made a setup cannot change."""
+    sentence = Sentence.objects.select_for_update().get(pk=sentence.pk)
+    if WrittenSetup.objects.filter(sentence=sentence).exists():
+        raise WritingError("This sentence is already part of a setup.")
+    if decision == Reviewed.Decision.ACCEPTED and edited_text.strip():
+        problem = rules.sentence_problem(edited_text, sentence.pair.homonym.form)
+        if problem:
+            raise WritingError(problem)
+    _decide(sentence, decision, edited_text, reason, by)
+    return sentence
+
+
+@transaction.atomic
+def ending_review(
+    *, ending: Ending, decision: str, edited_text: str = "", reason: str = "", by=None
+) -> Ending:
+    """Accept (optionally with an edit: the story gets the edited text) or reject (with a
+    reason) an ending. Accepting makes the story ``setup + ending``."""
+    ending = (
+        Ending.objects.select_for_update()
+        .select_related("slot__written__setup__homonym")
+        .get(pk=ending.pk)
+    )
+    if ending.story_id:
+        raise WritingError("This ending is already a story.")
+    setup = ending.slot.written.setup
+    if decision == Reviewed.Decision.ACCEPTED and edited_text.strip():
+        problem = rules.ending_problem(edited_text, setup.homonym.form)
+        if problem:
+            raise WritingError(problem)
+    _decide(ending, decision, edited_text, reason, by)
+    if decision == Reviewed.Decision.ACCEPTED:
+        story, _ = Story.objects.get_or_create(setup=setup, ending=ending.final_text)
+        if hasattr(story, "written_ending"):
+            raise WritingError("Another ending with the same text is already this story.")
+        ending.story = story
+        ending.save(update_fields=["story"])
+    return ending
+
+
+# --- precontexts and clean-ups (the LLM jobs) ----------------------------------------------
+
+
+def precontext_request(
+    *,
+    sentence: Sentence,
+    endpoint: str,
+    model: str,
+    by=None,
+    prompt_version: str = defaults.DEFAULT_PRECONTEXT_PROMPT,
+) -> Precontext:
+    """Queue a precontext generation (B.2 prompt) for an accepted sentence; the Celery
+    task ``writing.generate_precontext`` runs it after the commit."""
+    from .tasks import generate_precontext
+
+    llm.check_endpoint(endpoint, model)
+    if prompt_version not in defaults.PRECONTEXT_PROMPTS:
+        raise WritingError(f"Unknown prompt {prompt_version!r}.")
+    if sentence.decision != Reviewed.Decision.ACCEPTED:
+        raise WritingError("Accept the sentence before generating its precontext.")
+    with transaction.atomic():
+        row = Precontext.objects.create(
+            sentence=sentence,
+            prompt_version=prompt_version,
+            endpoint=endpoint,
+            model=model,
+            created_by=by,
+        )
+        transaction.on_commit(lambda: generate_precontext.delay(row.pk))
+    return row
+
+
+def precontext_write(
+    *, sentence: Sentence, text: str, by=None, based_on: Precontext | None = None
+) -> Precontext:
+    """A researcher's precontext (new or an edit of a generated one): a new version."""
+    text = text.strip()
+    if not text:
+        raise WritingError("The precontext is empty.")
+    return Precontext.objects.create(
+        sentence=sentence,
+        source=Precontext.Source.RESEARCHER,
+        status=Precontext.Status.DONE,
+        text=text,
+        based_on=based_on,
+        created_by=by,
+        finished_at=timezone.now(),
+        prompt_version=based_on.prompt_version if based_on else "",
+    )
+
+
+@transaction.atomic
+def setup_make(*, precontext: Precontext, by=None) -> WrittenSetup:
+    """Accept a precontext: the accepted sentence and it become an AmbiStory setup (with
+    the open-ended story), recorded with its provenance."""
+    sentence = (
+        Sentence.objects.select_for_update()
+        .select_related("pair__homonym")
+        .get(pk=precontext.sentence_id)
+    )
+    if sentence.decision != Reviewed.Decision.ACCEPTED:
+        raise WritingError("Only an accepted sentence becomes a setup.")
+    if precontext.status != Precontext.Status.DONE or not precontext.text.strip():
+        raise WritingError("This precontext has no text.")
+    if WrittenSetup.objects.filter(sentence=sentence).exists():
+        raise WritingError("This sentence is already a setup.")
+    setup, _ = Setup.objects.get_or_create(
+        homonym=sentence.pair.homonym, precontext=precontext.text, sentence=sentence.final_text
+    )
+    Story.objects.get_or_create(setup=setup, ending="")
+    try:
+        with transaction.atomic():
+            return WrittenSetup.objects.create(
+                setup=setup, sentence=sentence, precontext=precontext, created_by=by
+            )
+    except IntegrityError:
+        raise WritingError("The same setup was already made from another sentence.") from None
+
+
+def cleanup_request(
+    *,
+    endpoint: str,
+    model: str,
+    sentence: Sentence | None = None,
+    ending: Ending | None = None,
+    by=None,
+) -> Cleanup:
+    """Queue a B.1 spelling clean-up of a sentence or an ending."""
+    from .tasks import generate_cleanup
+
+    llm.check_endpoint(endpoint, model)
+    item = sentence or ending
+    if item is None:
+        raise WritingError("Nothing to clean up.")
+    version = defaults.SENTENCE_CLEANUP_PROMPT if sentence else defaults.ENDING_CLEANUP_PROMPT
+    with transaction.atomic():
+        row = Cleanup.objects.create(
+            sentence=sentence,
+            ending=ending,
+            original=item.final_text,
+            prompt_version=version,
+            endpoint=endpoint,
+            model=model,
+            created_by=by,
+        )
+        transaction.on_commit(lambda: generate_cleanup.delay(row.pk))
+    return row
+
+
+@transaction.atomic
+def cleanup_decide(*, cleanup: Cleanup, accept: bool, by=None) -> Cleanup:
+    """Accept a suggested clean-up (it becomes the text's edit, logged; the writer's text
+    stays) or reject it."""
+    cleanup = Cleanup.objects.select_for_update().get(pk=cleanup.pk)
+    if cleanup.status != Cleanup.Status.SUGGESTED:
+        raise WritingError("This clean-up is not waiting for a decision.")
+    if accept:
+        item = cleanup.sentence or cleanup.ending
+        review = sentence_review if cleanup.sentence_id else ending_review
+        key = "sentence" if cleanup.sentence_id else "ending"
+        review(
+            **{key: item},
+            decision=item.decision,
+            edited_text=cleanup.suggested,
+            reason=item.reason or "",
+            by=by,
+        )
+    cleanup.status = Cleanup.Status.ACCEPTED if accept else Cleanup.Status.REJECTED
+    cleanup.decided_at = timezone.now()
+    cleanup.save(update_fields=["status", "decided_at"])
+    return cleanup
+
+
+# --- into a rating study -------------------------------------------------------------------
+
+
+def ready_setups():
+    """Written setups whose two senses each have an accepted ending (ready to be rated)."""
+    accepted = Ending.objects.filter(decision=Reviewed.Decision.ACCEPTED, story__isnull=False)
+    return WrittenSetup.objects.annotate(
+        n_endings=Count(
+            "slots__sense",
+            filter=Q(slots__endings__in=accepted),
+            distinct=True,
+        )
+    ).filter(n_endings__gte=2)
+
+
+@transaction.atomic
+def rating_study_create(
+    *,
+    written: list[WrittenSetup],
+    title: str,
+    slug: str,
+    dataset: str,
+    split: str,
+    by=None,
+    **fields,
+) -> Study:
+    """One step from written stories to a plausibility rating study: for every setup its
+    stories (open-ended and one accepted ending per sense) times its two senses become
+    samples of the new split ``dataset/split``, and a draft rating study over them."""
+    if not written:
+        raise WritingError("Choose at least one setup.")
+    ds, _ = Dataset.objects.get_or_create(
+        name=dataset, defaults={"title": f"{dataset} (written on AmbiSite)"}
+    )
+    sp, created = Split.objects.get_or_create(dataset=ds, name=split)
+    if not created and sp.samples.exists():
+        raise WritingError(f"The split {sp} already has samples; choose a new split name.")
+    rows = []
+    for item in written:
+        pair = item.sentence.pair
+        stories = [Story.objects.get_or_create(setup=item.setup, ending="")[0]]
+        for sense in (pair.sense_a, pair.sense_b):
+            ending = (
+                Ending.objects.filter(
+                    slot__written=item,
+                    slot__sense=sense,
+                    decision=Reviewed.Decision.ACCEPTED,
+                    story__isnull=False,
+                )
+                .order_by("id")
+                .first()
+            )
+            if ending is None:
+                raise WritingError(f'"{item.setup}" has no accepted ending for "{sense.gloss}".')
+            stories.append(ending.story)
+        rows += [(story, sense) for story in stories for sense in (pair.sense_a, pair.sense_b)]
+    samples = Sample.objects.bulk_create(
+        Sample(split=sp, story=story, sense=sense, dataset_id=str(n), sample_id=str(n), position=n)
+        for n, (story, sense) in enumerate(rows)
+    )
+    fields.setdefault("samples_per_participant", min(30, len(written)))
+    fields["samples_per_participant"] = min(fields["samples_per_participant"], len(written))
+    return study_services.study_create(
+        title=title, slug=slug, samples=[s.pk for s in samples], by=by, **fields
+    )
