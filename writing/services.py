@@ -136,6 +136,13 @@ def writing_study_create(
     return study
 
 
+def _endpoint_check(endpoint: str, model: str) -> None:
+    try:
+        llm.check_endpoint(endpoint, model)
+    except llm.LLMError as exc:
+        raise WritingError(str(exc)) from None
+
+
 def _active(participant: Participant) -> Participant:
     """The participant, locked, if they may still write; ``WritingError`` otherwise (a late
     participant is timed out first)."""
@@ -412,7 +419,7 @@ def precontext_request(
     task ``writing.generate_precontext`` runs it after the commit."""
     from .tasks import generate_precontext
 
-    llm.check_endpoint(endpoint, model)
+    _endpoint_check(endpoint, model)
     if prompt_version not in defaults.PRECONTEXT_PROMPTS:
         raise WritingError(f"Unknown prompt {prompt_version!r}.")
     if sentence.decision != Reviewed.Decision.ACCEPTED:
@@ -487,7 +494,7 @@ def cleanup_request(
     """Queue a B.1 spelling clean-up of a sentence or an ending."""
     from .tasks import generate_cleanup
 
-    llm.check_endpoint(endpoint, model)
+    _endpoint_check(endpoint, model)
     item = sentence or ending
     if item is None:
         raise WritingError("Nothing to clean up.")

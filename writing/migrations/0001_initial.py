@@ -9,8 +9,8 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ("annotations", "0001_initial"),
-        ("studies", "0006_checkquestion_other_meaning_study_kind"),
+        ("annotations", "0002_task_kinds"),
+        ("studies", "0007_study_activity_check_other_meaning"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,105 @@
+"""The writing pipeline's fixtures: a pool, writing studies, writers, and an LLM endpoint."""
+
+from __future__ import annotations
+
+from studies import services as study_services
+from studies.models import Participant, Study
+from tests.studies.helpers import pid
+from writing import services
+from writing.models import SensePair
+
+POOL = [
+    (
+        "bank",
+        "a financial institution",
+        "She deposited the money at the bank.",
+        "sloping land beside a body of water",
+        "They fished from the bank of the river.",
+    ),
+    (
+        "bat",
+        "a nocturnal mammal capable of sustained flight",
+        "A bat hung from the roof.",
+        "a club used for hitting a ball",
+        "He swung the bat hard.",
+    ),
+    (
+        "pitch",
+        "a sports field",
+        "The players ran onto the pitch.",
+        "the highness or lowness of a sound",
+        "She sang at a high pitch.",
+    ),
+    (
+        "date",
+        "a meeting arranged in advance",
+        "They went out on a date.",
+        "sweet edible fruit of the date palm",
+        "He ate a date.",
+    ),
+    (
+        "point",
+        "the object of an activity",
+        "What is the point of this meeting?",
+        "sharp end",
+        "He carefully carved the point of the stick.",
+    ),
+    (
+        "seal",
+        "a marine mammal",
+        "A seal swam past.",
+        "an emblem pressed into wax",
+        "The letter bore the royal seal.",
+    ),
+    (
+        "bark",
+        "the sound a dog makes",
+        "The bark woke us.",
+        "the outer covering of a tree",
+        "The bark was rough.",
+    ),
+]
+
+SENTENCES = {
+    "bank": "On Saturday morning, I went to the bank.",
+    "bat": "We saw the bat near the old barn.",
+    "pitch": "The pitch was perfect that evening.",
+    "date": "Alice was looking forward to the date.",
+    "point": "He finally got to the point.",
+    "seal": "The children were excited to see the seal.",
+    "bark": "The bark startled the hikers.",
+}
+
+
+def make_pool() -> list[SensePair]:
+    return [
+        services.pair_add(form=f, gloss_a=a, example_a=ea, gloss_b=b, example_b=eb)[0]
+        for f, a, ea, b, eb in POOL
+    ]
+
+
+def open_writing_study(activity: str, *, slug: str, per: int, setups=None) -> Study:
+    study = services.writing_study_create(
+        activity=activity,
+        title=f"Writing {activity}",
+        slug=slug,
+        samples_per_participant=per,
+        completion_code="WRITE123",
+        screenout_code="OUT45678",
+        setups=setups,
+    )
+    return study_services.study_open(study=study)
+
+
+def qualified_writer(study: Study, n: int) -> Participant:
+    participant = study_services.participant_arrive(study=study, pid=pid(n))
+    answers = {q.pk: q.expected for q in study.check_questions.all()}
+    assert study_services.participant_qualify(participant=participant, answers=answers)
+    participant.refresh_from_db()
+    return participant
+
+
+def llm_endpoint(settings, server) -> None:
+    settings.LLM_ENDPOINTS = {
+        "test": {"base_url": server.base_url, "api_key_env": "", "models": ["*"]}
+    }

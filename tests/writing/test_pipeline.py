@@ -1,0 +1,153 @@
+"""The writing pipeline through its services: sentences, precontexts, endings, review,
+the rating study, and nothing lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations.models import Sample, Story
+from studies.models import Participant, Study
+from tests.llm_server import LLMServer, Reply
+from tests.writing.helpers import (
+    SENTENCES,
+    llm_endpoint,
+    make_pool,
+    open_writing_study,
+    qualified_writer,
+)
+from writing import services
+from writing.models import Draw, Precontext, ReviewDecision, Sentence
+
+pytestmark = pytest.mark.django_db
+
+PRECONTEXT = "Ann had a long week. She needed a break. She planned a quiet weekend."
+
+
+@pytest.fixture
+def eager():
+    from ambisite.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
+def write_sentences(participant: Participant, n: int) -> list[Sentence]:
+    written = []
+    for _ in range(n):
+        draw = services.draw_current(participant=participant)
+        text = SENTENCES[draw.pair.homonym.form]
+        written.append(
+            services.sentence_submit(participant=participant, draw_id=draw.pk, text=text)
+        )
+    return written
+
+
+def test_a_writer_sees_the_same_word_after_a_reload_and_a_refused_text_is_kept():
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    writer = qualified_writer(study, 1)
+    draw = services.draw_current(participant=writer)
+    assert services.draw_current(participant=writer).pk == draw.pk
+    form = draw.pair.homonym.form
+    with pytest.raises(services.Refused, match="exactly once"):
+        services.sentence_submit(
+            participant=writer, draw_id=draw.pk, text=f"The {form} and the {form} again."
+        )
+    draw.refresh_from_db()
+    assert draw.draft == f"The {form} and the {form} again."
+    other = services.draw_skip(participant=writer, draw_id=draw.pk)
+    assert other.pair_id != draw.pair_id
+    assert Draw.objects.get(pk=draw.pk).status == Draw.Status.SKIPPED
+
+
+def test_five_sentences_finish_the_writer_with_the_completion_code():
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    writer = qualified_writer(study, 1)
+    write_sentences(writer, 5)
+    writer.refresh_from_db()
+    assert writer.status == Participant.Status.FINISHED
+    assert Sentence.objects.filter(participant=writer).count() == 5
+
+
+def test_a_flagged_pair_is_never_drawn_and_pos_mismatch_is_flagged_on_import():
+    pair, _ = services.pair_add(
+        form="bear", gloss_a="a large mammal", gloss_b="to carry", pos_a="noun", pos_b="verb"
+    )
+    assert pair.excluded and "parts of speech" in pair.exclusion_reason
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    writer = qualified_writer(study, 1)
+    with pytest.raises(services.WritingError, match="no more words"):
+        services.draw_current(participant=writer)
+
+
+def test_review_never_deletes_text_and_logs_every_decision(researcher):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=2)
+    writer = qualified_writer(study, 1)
+    first, second = write_sentences(writer, 2)
+    with pytest.raises(services.WritingError, match="reason"):
+        services.sentence_review(sentence=first, decision="rejected", by=researcher)
+    services.sentence_review(
+        sentence=first, decision="rejected", reason="not ambiguous", by=researcher
+    )
+    form = second.pair.homonym.form
+    services.sentence_review(
+        sentence=second,
+        decision="accepted",
+        edited_text=f"In the end, the {form} was fine.",
+        by=researcher,
+    )
+    second.refresh_from_db()
+    assert second.text == SENTENCES[form] and second.final_text.startswith("In the end")
+    assert Sentence.objects.count() == 2
+    log = list(ReviewDecision.objects.order_by("id").values_list("decision", "reason"))
+    assert log == [("rejected", "not ambiguous"), ("accepted", "")]
+
+
+def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
+    researcher, settings, eager, django_capture_on_commit_callbacks
+):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=2)
+    sentences = write_sentences(qualified_writer(study, 1), 2)
+    with LLMServer() as server:
+        llm_endpoint(settings, server)
+        server.script(Reply.text(PRECONTEXT), Reply.text(PRECONTEXT + " Then it rained."))
+        written = []
+        for sentence in sentences:
+            sentence = services.sentence_review(
+                sentence=sentence, decision="accepted", by=researcher
+            )
+            with django_capture_on_commit_callbacks(execute=True):
+                row = services.precontext_request(
+                    sentence=sentence, endpoint="test", model="m", by=researcher
+                )
+            row.refresh_from_db()
+            assert row.status == Precontext.Status.DONE, row.error
+            assert row.prompt_version == "ambistory-b2-precontext-v1"
+            written.append(services.setup_make(precontext=row, by=researcher))
+        prompt = server.requests[0].body["messages"][0]["content"]
+        assert sentences[0].final_text in prompt
+        assert "Both meanings should still be equally as plausible." in prompt
+    endings = open_writing_study(Study.Activity.ENDINGS, slug="e", per=2, setups=written)
+    for n in (1, 2):
+        writer = qualified_writer(endings, 10 + n)
+        for slot in services.ending_slots_hold(participant=writer):
+            ending = services.ending_submit(
+                participant=writer, slot_id=slot.pk, text=f"It all ended well for case {slot.pk}."
+            )
+            services.ending_review(ending=ending, decision="accepted", by=researcher)
+        writer.refresh_from_db()
+        assert writer.status == Participant.Status.FINISHED
+    ready = list(services.ready_setups())
+    assert len(ready) == 2
+    rating = services.rating_study_create(
+        written=ready, title="Rate", slug="rate", dataset="mine", split="s1", by=researcher
+    )
+    assert rating.activity == Study.Activity.RATING
+    per_setup = Sample.objects.filter(studies=rating).values_list("story__setup_id", flat=True)
+    assert sorted(per_setup) == sorted([w.setup_id for w in written] * 6)
+    assert Story.objects.filter(setup__in=[w.setup for w in written], ending="").count() == 2
