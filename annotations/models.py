@@ -195,7 +195,18 @@ class Sample(models.Model):
 
     split = models.ForeignKey(Split, on_delete=models.PROTECT, related_name="samples")
     story = models.ForeignKey(Story, on_delete=models.CASCADE, related_name="samples")
-    sense = models.ForeignKey(Sense, on_delete=models.PROTECT, related_name="samples")
+    sense = models.ForeignKey(
+        Sense,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="samples",
+        help_text="The judged sense (plausibility) or the gold sense (sense choice); empty "
+        "for relatedness.",
+    )
+    item_set = models.CharField(
+        max_length=64, blank=True, help_text="The source's test set (e.g. FOOL's set 1-4)."
+    )
     dataset_id = models.CharField(max_length=32)
     sample_id = models.CharField(max_length=32, blank=True)
     position = models.PositiveIntegerField(help_text="Order of the sample in its source file.")
@@ -216,6 +227,64 @@ class Sample(models.Model):
     @property
     def task_kind(self) -> str:
         return self.split.dataset.task_kind
+
+
+class SentencePair(models.Model):
+    """The labels of a relatedness sample (RAW-C). The two sentences are the sample's
+    setup: ``precontext`` holds the first, ``sentence`` the second; the setup's homonym is
+    the word judged in both."""
+
+    class Ambiguity(models.TextChoices):
+        HOMONYMY = "Homonymy", "Homonymy"
+        POLYSEMY = "Polysemy", "Polysemy"
+
+    sample = models.OneToOneField(Sample, on_delete=models.CASCADE, related_name="pair")
+    target = models.CharField(
+        max_length=100, help_text="The word as it appears in both sentences (e.g. bailed)."
+    )
+    same_sense = models.BooleanField()
+    ambiguity_type = models.CharField(max_length=10, choices=Ambiguity.choices)
+    word_class = models.CharField(max_length=4, blank=True, help_text="N or V.")
+    version = models.CharField(max_length=32, help_text="RAW-C's sense versions, M1_a_M2_b.")
+    dominance = models.FloatField(
+        null=True, blank=True, help_text="Dominance of sentence 2's sense (RAW-C norms)."
+    )
+    distance_bert = models.FloatField(null=True, blank=True)
+    distance_elmo = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["sample_id"]
+
+    def __str__(self) -> str:
+        return f"{self.sample} ({self.version})"
+
+
+class SenseCandidate(models.Model):
+    """One candidate sense of a sense-choice sample, at its index in the source; exactly
+    one candidate per sample is gold. A rating's score is the chosen candidate's index."""
+
+    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="candidates")
+    index = models.PositiveSmallIntegerField()
+    key = models.CharField(max_length=100, blank=True, help_text="e.g. bank_river.")
+    gloss = models.TextField()
+    synonyms = models.JSONField(default=list, blank=True)
+    examples = models.JSONField(default=list, blank=True)
+    is_gold = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["sample_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["sample", "index"], name="one_candidate_per_index"),
+            models.UniqueConstraint(
+                fields=["sample"], condition=Q(is_gold=True), name="one_gold_candidate"
+            ),
+            models.CheckConstraint(
+                condition=Q(index__lt=SENSE_CANDIDATES_MAX), name="candidate_index_in_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sample} [{self.index}] {self.gloss[:40]}"
 
 
 class RaterQuerySet(models.QuerySet):

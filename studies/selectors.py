@@ -75,8 +75,8 @@ def _sample_item(slot: Slot, rating: Rating | None) -> Item:
         precontext=setup.precontext,
         sentence=setup.sentence,
         ending=sample.story.ending,
-        meaning=sample.sense.gloss,
-        example_sentence=sample.sense.example_sentence,
+        meaning=sample.sense.gloss if sample.sense else "",
+        example_sentence=sample.sense.example_sentence if sample.sense else "",
         score=rating.score if rating else None,
         nonsensical=rating.nonsensical if rating else False,
         comment=rating.comment if rating else "",
@@ -236,7 +236,7 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
             f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
             f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
             f" JOIN {_t(Homonym)} h ON h.id = st.homonym_id"
-            f" JOIN {_t(Sense)} se ON se.id = sa.sense_id"
+            f" LEFT JOIN {_t(Sense)} se ON se.id = sa.sense_id"
             f" LEFT JOIN {_t(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
             " WHERE sl.id = %s"
         )
@@ -260,8 +260,8 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
         precontext=pre,
         sentence=sentence,
         ending=ending,
-        meaning=meaning,
-        example_sentence=example,
+        meaning=meaning or "",
+        example_sentence=example or "",
         score=score,
         nonsensical=bool(nonsense),
         comment=comment or "",
@@ -405,8 +405,8 @@ def preview_items(study: Study) -> list[Item]:
                 precontext=setup.precontext,
                 sentence=setup.sentence,
                 ending=sample.story.ending,
-                meaning=sample.sense.gloss,
-                example_sentence=sample.sense.example_sentence,
+                meaning=sample.sense.gloss if sample.sense else "",
+                example_sentence=sample.sense.example_sentence if sample.sense else "",
                 score=None,
                 nonsensical=False,
                 comment="",

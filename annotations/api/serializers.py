@@ -41,8 +41,10 @@ class SampleSerializer(serializers.ModelSerializer):
     split_name = serializers.CharField(source="split.name", read_only=True)
     setup = serializers.IntegerField(source="story.setup_id", read_only=True)
     homonym = serializers.CharField(source="story.setup.homonym.form", read_only=True)
-    judged_meaning = serializers.CharField(source="sense.gloss", read_only=True)
-    example_sentence = serializers.CharField(source="sense.example_sentence", read_only=True)
+    judged_meaning = serializers.CharField(source="sense.gloss", read_only=True, allow_null=True)
+    example_sentence = serializers.CharField(
+        source="sense.example_sentence", read_only=True, allow_null=True
+    )
     precontext = serializers.CharField(source="story.setup.precontext", read_only=True)
     sentence = serializers.CharField(source="story.setup.sentence", read_only=True)
     ending = serializers.CharField(source="story.ending", read_only=True)

@@ -1,0 +1,246 @@
+"""Import of RAW-C (Trott & Bergen 2021): relatedness of a word across two sentences.
+
+Three files from one folder: ``raw-c.csv`` (672 pairs of 112 words with the same-sense and
+homonymy/polysemy labels and the paper's BERT/ELMo distances), ``normed_critical.csv`` (each
+participant's 0-4 judgment of each pair) and ``raw-c_with_dominance.csv`` (sense dominance
+of sentence 2, different-sense pairs only). Parsed to plain dataclasses first, then written
+in one transaction; a second import of the same files creates nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
+from .models import (
+    Dataset,
+    Homonym,
+    Rater,
+    Rating,
+    Sample,
+    SentencePair,
+    Setup,
+    Split,
+    Story,
+    TaskKind,
+    score_range,
+)
+
+PAIRS_FILE = "raw-c.csv"
+JUDGMENTS_FILE = "normed_critical.csv"
+DOMINANCE_FILE = "raw-c_with_dominance.csv"
+DATASET = "raw-c"
+SPLIT = "all"
+SOURCE = "github.com/seantrott/raw-c (Trott & Bergen, ACL-IJCNLP 2021)"
+RATER_PREFIX = "raw-c:"
+
+
+class RawcFormatError(ValueError):
+    """A RAW-C file that does not have the expected columns or values."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    word: str
+    version: str
+    target: str
+    sentence1: str
+    sentence2: str
+    same_sense: bool
+    ambiguity_type: str
+    word_class: str
+    distance_bert: float | None
+    distance_elmo: float | None
+    dominance: float | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.word}:{self.version}"
+
+
+@dataclass(frozen=True)
+class Judgment:
+    subject: str
+    key: str
+    score: int
+
+
+@dataclass(frozen=True)
+class RawcData:
+    pairs: list[Pair]
+    judgments: list[Judgment]
+
+
+@dataclass(frozen=True)
+class RawcReport:
+    pairs: int
+    words: int
+    judgments: int
+    participants: int
+    pairs_created: int
+    judgments_created: int
+
+
+def _rows(path: Path, needed: set[str]) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        missing = needed - set(reader.fieldnames or ())
+        if missing:
+            raise RawcFormatError(f"{path.name}: missing columns {', '.join(sorted(missing))}")
+        return list(reader)
+
+
+def _float(value: str) -> float | None:
+    return float(value) if value not in ("", "NA") else None
+
+
+def _bool(value: str, where: str) -> bool:
+    if value not in ("True", "False"):
+        raise RawcFormatError(f"{where}: 'same' is {value!r}, not True/False")
+    return value == "True"
+
+
+def load_rawc(folder: str | Path) -> RawcData:
+    """Parse the three files; raise ``RawcFormatError`` naming the first problem."""
+    folder = Path(folder)
+    dominance = {
+        (row["word"], row["version"]): _float(row["dominance_sentence2"])
+        for row in _rows(folder / DOMINANCE_FILE, {"word", "version", "dominance_sentence2"})
+    }
+    columns = {"word", "sentence1", "sentence2", "same", "ambiguity_type", "version", "string"}
+    pairs = []
+    for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}), start=2):
+        if row["ambiguity_type"] not in SentencePair.Ambiguity.values:
+            raise RawcFormatError(f"{PAIRS_FILE} line {n}: unknown ambiguity type")
+        pairs.append(
+            Pair(
+                word=row["word"],
+                version=row["version"],
+                target=row["string"],
+                sentence1=row["sentence1"],
+                sentence2=row["sentence2"],
+                same_sense=_bool(row["same"], f"{PAIRS_FILE} line {n}"),
+                ambiguity_type=row["ambiguity_type"],
+                word_class=row["Class"],
+                distance_bert=_float(row.get("distance_bert", "")),
+                distance_elmo=_float(row.get("distance_elmo", "")),
+                dominance=dominance.get((row["word"], row["version"])),
+            )
+        )
+    keys = {pair.key for pair in pairs}
+    if len(keys) != len(pairs):
+        raise RawcFormatError(f"{PAIRS_FILE}: a word and version appear twice")
+    return RawcData(pairs=pairs, judgments=_judgments(folder / JUDGMENTS_FILE, keys))
+
+
+def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
+    low, high = score_range(TaskKind.RELATEDNESS)
+    judgments, seen = [], set()
+    for n, row in enumerate(_rows(path, {"subject", "word", "version", "relatedness"}), 2):
+        key = f"{row['word']}:{row['version']}"
+        if key not in keys:
+            raise RawcFormatError(f"{path.name} line {n}: no pair {key}")
+        try:
+            score = int(row["relatedness"])
+        except ValueError:
+            raise RawcFormatError(f"{path.name} line {n}: relatedness is not a number") from None
+        if not low <= score <= high:
+            raise RawcFormatError(f"{path.name} line {n}: relatedness {score} outside 0-4")
+        if (row["subject"], key) in seen:
+            raise RawcFormatError(f"{path.name} line {n}: a second judgment of {key}")
+        seen.add((row["subject"], key))
+        judgments.append(Judgment(subject=row["subject"], key=key, score=score))
+    return judgments
+
+
+@transaction.atomic
+def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
+    """Write the pairs (as relatedness samples with their labels) and every participant's
+    judgments (one imported rater per participant); existing rows are kept as they are."""
+    ds, _ = Dataset.objects.get_or_create(
+        name=dataset,
+        defaults={"title": "RAW-C", "task_kind": TaskKind.RELATEDNESS, "source": SOURCE},
+    )
+    if ds.task_kind != TaskKind.RELATEDNESS:
+        raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
+    split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
+    existing = dict(Sample.objects.filter(split=split).values_list("dataset_id", "id"))
+    created = 0
+    for position, pair in enumerate(data.pairs):
+        if pair.key not in existing:
+            existing[pair.key] = _pair_create(split, position, pair).pk
+            created += 1
+    raters = _raters({j.subject for j in data.judgments})
+    before = Rating.objects.filter(sample__split=split).count()
+    Rating.objects.bulk_create(_ratings(data.judgments, existing, raters), ignore_conflicts=True)
+    after = Rating.objects.filter(sample__split=split).count()
+    return RawcReport(
+        pairs=len(data.pairs),
+        words=len({p.word for p in data.pairs}),
+        judgments=after,
+        participants=len(raters),
+        pairs_created=created,
+        judgments_created=after - before,
+    )
+
+
+def _pair_create(split: Split, position: int, pair: Pair) -> Sample:
+    homonym, _ = Homonym.objects.get_or_create(form=pair.word)
+    setup, _ = Setup.objects.get_or_create(
+        homonym=homonym, precontext=pair.sentence1, sentence=pair.sentence2
+    )
+    story, _ = Story.objects.get_or_create(setup=setup, ending="")
+    sample = Sample.objects.create(
+        split=split, story=story, sense=None, dataset_id=pair.key, position=position
+    )
+    SentencePair.objects.create(
+        sample=sample,
+        target=pair.target,
+        same_sense=pair.same_sense,
+        ambiguity_type=pair.ambiguity_type,
+        word_class=pair.word_class,
+        version=pair.version,
+        dominance=pair.dominance,
+        distance_bert=pair.distance_bert,
+        distance_elmo=pair.distance_elmo,
+    )
+    return sample
+
+
+def _raters(subjects: set[str]) -> dict[str, int]:
+    names = {f"{RATER_PREFIX}{s}" for s in subjects}
+    Rater.objects.bulk_create(
+        [Rater(kind=Rater.Kind.IMPORTED, pseudonym=n) for n in sorted(names)],
+        ignore_conflicts=True,
+    )
+    rows = Rater.objects.filter(pseudonym__in=names).values_list("pseudonym", "id")
+    return {name.removeprefix(RATER_PREFIX): pk for name, pk in rows}
+
+
+def _ratings(judgments, samples: dict[str, int], raters: dict[str, int]) -> list[Rating]:
+    """Position k = the k-th judgment of the pair in file order (stable across imports)."""
+    counts: dict[str, int] = defaultdict(int)
+    ratings = []
+    for j in judgments:
+        ratings.append(
+            Rating(
+                sample_id=samples[j.key],
+                rater_id=raters[j.subject],
+                kind=TaskKind.RELATEDNESS,
+                score=j.score,
+                position=counts[j.key],
+            )
+        )
+        counts[j.key] += 1
+    return ratings
+
+
+def relatedness_agreement(split: Split) -> LeaveOneOut | None:
+    """RAW-C's leave-one-annotator-out agreement over the split's valid ratings."""
+    rows = Rating.objects.valid().filter(sample__split=split)
+    return leave_one_annotator_out(rows.values_list("rater_id", "sample_id", "score"))
