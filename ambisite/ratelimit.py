@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import time
 
+from django.conf import settings
 from django.core.cache import cache
 
 
@@ -37,19 +38,41 @@ def seconds_left(window_s: int = 60) -> int:
     return int(window_s - time.time() % window_s) + 1
 
 
+def _forwarded_client(meta, hops: int) -> str | None:
+    """The address ``hops`` entries from the right of X-Forwarded-For: each of our ``hops``
+    proxies appended the peer it saw, so that entry was written by our outermost proxy and
+    everything left of it came from the client (never trusted). None when the header is
+    shorter (a request that did not come through the proxies) or the entry is not an IP."""
+    chain = [part.strip() for part in meta.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    chain = [part for part in chain if part]
+    if len(chain) < hops:
+        return None
+    try:
+        return str(ipaddress.ip_address(chain[-hops]))
+    except ValueError:
+        return None
+
+
+def _peer(request) -> str:
+    meta = getattr(request, "META", None) or {}
+    hops = settings.TRUSTED_PROXY_HOPS
+    forwarded = _forwarded_client(meta, hops) if hops > 0 else None
+    return forwarded or meta.get("REMOTE_ADDR", "")
+
+
 def client_ip(request) -> str:
-    """The peer address (REMOTE_ADDR). A client-supplied header such as X-Forwarded-For is
-    never trusted here; behind a reverse proxy all clients share the proxy's address, so
-    raise the per-IP limits there (see docs/studies.md)."""
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    """The client's address for per-IP limits: REMOTE_ADDR, or behind ``TRUSTED_PROXY_HOPS``
+    reverse proxies the address the outermost of them saw (X-Forwarded-For, read from the
+    right; a client's own entries are ignored). Without that setting every client behind a
+    proxy shares the proxy's address (docs/deployment.md)."""
+    return _peer(request) or "unknown"
 
 
 def login_client_ip(request) -> str | None:
-    """The peer address for django-axes (``AXES_CLIENT_IP_CALLABLE``): REMOTE_ADDR when it is
-    an IP address, else None (a unix-socket peer, the test client's ``force_login``), which
-    axes' GenericIPAddressField stores as NULL instead of failing on PostgreSQL."""
-    raw = (getattr(request, "META", None) or {}).get("REMOTE_ADDR", "")
+    """``client_ip`` for django-axes (``AXES_CLIENT_IP_CALLABLE``) when it is an IP address,
+    else None (a unix-socket peer, the test client's ``force_login``), which axes'
+    GenericIPAddressField stores as NULL instead of failing on PostgreSQL."""
     try:
-        return str(ipaddress.ip_address(raw))
+        return str(ipaddress.ip_address(_peer(request)))
     except ValueError:
         return None

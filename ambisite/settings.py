@@ -248,6 +248,10 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # study; past either the participant gets a 429 page. 0 turns a limit off.
 STUDY_RATE_PER_IP = env_int("STUDY_RATE_PER_IP", 30)
 STUDY_RATE_PER_STUDY = env_int("STUDY_RATE_PER_STUDY", 1200)
+# How many reverse proxies in front of gunicorn append the peer they saw to X-Forwarded-For
+# (1 for the TLS proxy of docs/deployment.md). Per-IP limits (studies, tokens, logins) then
+# count the client's address instead of the proxy's; 0 uses REMOTE_ADDR.
+TRUSTED_PROXY_HOPS = env_int("TRUSTED_PROXY_HOPS", 0)
 
 # --- Security (helper "secure"): production transport settings and CSP -----------------------
 # All default to off for the loopback demo; .env.example lists the production values, and
