@@ -9,7 +9,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, Protocol
+
+
+class Writer(Protocol):
+    def write(self, text: str, /) -> object: ...
 
 
 @dataclass
@@ -60,7 +64,7 @@ class ProgressLog:
 
     def __init__(
         self,
-        stream: TextIO | None,
+        stream: Writer | None,
         total: int,
         *,
         label: str,
@@ -86,14 +90,15 @@ class ProgressLog:
             self._next += self.every
         self._last = now
         self.stream.write(progress_line(self.label, done, self.progress, now) + "\n")
-        if hasattr(self.stream, "flush"):
-            self.stream.flush()
+        flush = getattr(self.stream, "flush", None)
+        if flush is not None:
+            flush()
 
 
 class _Unstyled:
     """A management command's stderr without its error styling (progress is not an error)."""
 
-    def __init__(self, wrapper):
+    def __init__(self, wrapper: Any):
         self.wrapper = wrapper
 
     def write(self, text: str) -> None:
@@ -103,13 +108,15 @@ class _Unstyled:
         self.wrapper.flush()
 
 
-def command_progress(command, verbosity: int, total: int, *, label: str, **options) -> ProgressLog:
+def command_progress(
+    command: Any, verbosity: int, total: int, *, label: str, **options: Any
+) -> ProgressLog:
     """A :class:`ProgressLog` on ``command``'s stderr; silent with ``--verbosity 0``."""
     stream = _Unstyled(command.stderr) if verbosity > 0 else None
     return ProgressLog(stream, total, label=label, **options)
 
 
-def command_steps(command, verbosity: int, *, label: str) -> Callable[[int, int], None]:
+def command_steps(command: Any, verbosity: int, *, label: str) -> Callable[[int, int], None]:
     """An ``on_step(done, total)`` callback for work whose total is known only once it
     starts (training steps, rows to write): the first call sets up the progress lines."""
     lines: ProgressLog | None = None
