@@ -130,3 +130,35 @@ def test_oversubscribed_arrivals_through_the_consent_post_fill_every_sample_exac
     per_setup = Counter(ratings.values_list("rater_id", "sample__story__setup_id"))
     assert max(per_setup.values()) == 1
     assert not Slot.objects.filter(study=study).exclude(status="done").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_consent_sent_several_times_at_once_gets_the_last_batch_once():
+    """A consent retried while the first attempt is still running (its answer lost) waits
+    for it and resumes the same participant: never "full", never a second batch."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    study = open_study(4, per_participant=4, ratings=1, slug="retry")  # 6 batches
+    for n in range(5):
+        qualify(services.participant_arrive(study=study, pid=pid(n)))
+    barrier = threading.Barrier(4)
+    results: list = []
+
+    def consent() -> None:
+        try:
+            barrier.wait(timeout=30)
+            results.append(services.participant_arrive(study=study, pid=pid(77), resume_hash="h"))
+        except Exception as exc:  # collected and asserted on in the main thread
+            results.append(repr(exc))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=consent) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(isinstance(r, Participant) for r in results), results
+    assert len({r.pk for r in results}) == 1 and len(results) == 4
+    assert Slot.objects.filter(participant=results[0], status="reserved").count() == 4
+    assert not Slot.objects.filter(study=study, status="free").exists()
