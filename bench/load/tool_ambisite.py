@@ -192,7 +192,8 @@ class AmbiSiteProfile(Profile):
     def outcome(self, page: Page) -> str | None:
         if f"/s/{SLUG}/done/" in page.url:
             return "done"
-        if "This study is full" in page.text:
+        # no place: full, or (429) every place is held by someone not qualified yet
+        if "This study is full" in page.text or "Please try again in a few minutes" in page.text:
             return "refused"
         return None
 
