@@ -18,13 +18,15 @@ from dotenv import load_dotenv
 from ambisite.llm_endpoints import parse_endpoints
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Under pytest (pytest-django runs with DEBUG=0): no .env, no collected static files.
+TESTING = "pytest" in sys.modules
 
 # An optional env file (default: .env in the repository root; `make demo` writes a development
 # one) fills in variables that the environment does not set: real environment variables win.
 # AMBISITE_ENV_FILE names another file, or "" for none. The test suite never reads it, so a
 # stray .env cannot change the tests' or CI's settings.
 ENV_FILE = os.environ.get("AMBISITE_ENV_FILE", str(BASE_DIR / ".env"))
-if ENV_FILE and "pytest" not in sys.modules:
+if ENV_FILE and not TESTING:
     load_dotenv(ENV_FILE, override=False)
 VAR_DIR = Path(os.environ.get("AMBISITE_VAR_DIR", BASE_DIR / "var"))
 
@@ -199,7 +201,6 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", VAR_DIR / "staticfiles"))
 # collectstatic has run fails loudly. Off (DEBUG=1, STATIC_MANIFEST=0, and the tests, which
 # pytest-django runs with DEBUG=0 but never collect), templates link the plain names and
 # WhiteNoise finds the files in static/ and the apps' folders at request time.
-TESTING = "pytest" in sys.modules
 STATIC_MANIFEST = env_bool("STATIC_MANIFEST", not DEBUG and not TESTING)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
