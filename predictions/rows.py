@@ -3,7 +3,8 @@
 One home for: a split's samples as backend rows (:func:`split_rows`), the story a sample
 belongs to (:func:`story_key`, the other sense of the same story), keeping a story's samples
 in one batch (:func:`stories_together`, :func:`batches`), and "never fit on the scored
-samples" (:class:`FitOnScoredSamples`, :func:`fit_split_for`, :func:`refuse_overlap`).
+samples" (:class:`FitOnScoredSamples`, :func:`fit_splits_for`, :func:`refuse_fit_on_scored`,
+:func:`refuse_overlap`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from annotations.models import Rating, Sample, Split
 
 from .errors import FitOnScoredSamples
-from .models import ModelRun
+from .models import ModelRun, TrainedModel
 
 TEXT_KEYS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending")
 STORY_KEYS = ("homonym", "precontext", "sentence", "ending")
@@ -57,15 +58,51 @@ def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
     return rows
 
 
-def fit_split_for(run: ModelRun) -> Split | None:
-    """The split a run's backend fits on (``params["fit_split"]``, same dataset), never its own."""
-    name = (run.params or {}).get("fit_split")
-    if not name:
-        return None
-    split = Split.objects.get(dataset_id=run.split.dataset_id, name=name)
-    if split.pk == run.split_id:
-        raise FitOnScoredSamples(f"run {run.pk} cannot fit on split {name!r}: it is scored on it")
-    return split
+def split_names(value: str | Sequence[str] | None) -> list[str]:
+    """A ``fit_split`` value as split names: ``"train,dev"`` or ``["train", "dev"]`` ->
+    ``["train", "dev"]`` (blanks and repeats dropped, order kept); empty for none."""
+    parts = value.split(",") if isinstance(value, str) else list(value or [])
+    names: list[str] = []
+    for part in parts:
+        name = str(part).strip()
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def refuse_fit_on_scored(fit_names: Sequence[str], scored_name: str) -> None:
+    """The one rule by split name: nothing is fitted on the split it is scored on
+    (runs, and runs using a model trained on several splits, all call this)."""
+    if scored_name in fit_names:
+        raise FitOnScoredSamples(
+            f"cannot fit on split {scored_name!r}: it is the split being scored"
+        )
+
+
+def fit_splits_for(run: ModelRun) -> list[Split]:
+    """The splits a run's backend fits on (``params["fit_split"]``, one name, a comma list or
+    a list; same dataset), never its own."""
+    names = split_names((run.params or {}).get("fit_split"))
+    refuse_fit_on_scored(names, run.split.name)
+    return [Split.objects.get(dataset_id=run.split.dataset_id, name=name) for name in names]
+
+
+def trained_split_names(model: TrainedModel) -> list[str]:
+    """The splits a trained model was trained on: its ``split``, or its ``fit_split`` list."""
+    return split_names(model.params.get("fit_split")) or [model.split.name]
+
+
+def trained_splits(model: TrainedModel) -> list[Split]:
+    names = trained_split_names(model)
+    found = {
+        s.name: s for s in Split.objects.filter(dataset_id=model.split.dataset_id, name__in=names)
+    }
+    return [found[name] for name in names]
+
+
+def fit_rows(splits: Sequence[Split]) -> list[dict]:
+    """The labelled samples of ``splits``, in order, as one fit set."""
+    return [row.sample for split in splits for row in split_rows(split, labels=True)]
 
 
 def refuse_overlap(fit: Iterable[dict], scored: Iterable[dict]) -> None:

@@ -16,8 +16,9 @@ from annotations.models import Split
 
 from .backends import get_backend
 from .claims import short_error, stale_after
-from .errors import FitOnScoredSamples, PredictionsError, RunStateError
+from .errors import PredictionsError, RunStateError
 from .models import ModelRun, TrainedModel
+from .rows import refuse_fit_on_scored, split_names, trained_split_names
 from .tasks import run_model, train_model
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ def run_enqueue(run_id: int) -> None:
     If the broker cannot be reached the run is marked failed with the reason, so that it
     can be retried once the broker is back.
     """
+
     def send() -> None:
         try:
             run_model.delay(run_id)
@@ -42,6 +44,16 @@ def run_enqueue(run_id: int) -> None:
             )
 
     transaction.on_commit(send)
+
+
+def missing_splits(names: list[str], split: Split) -> None:
+    """PredictionsError naming the first of ``names`` that is no split of ``split``'s dataset."""
+    known = set(
+        Split.objects.filter(dataset=split.dataset, name__in=names).values_list("name", flat=True)
+    )
+    for name in names:
+        if name not in known:
+            raise PredictionsError(f"no split {name!r} in dataset {split.dataset}")
 
 
 @transaction.atomic
@@ -59,17 +71,23 @@ def run_create(
     The backend name is checked against the registry (``UnknownBackend``) and its parameters
     by constructing it (``TypeError``/``ValueError``; ``ParamError`` names the field, e.g. a
     ``base_url``, ``api_key`` or ``api_key_env``, which no run may give); a ``fit_split``
-    parameter must name another split of the same dataset (``FitOnScoredSamples``).
+    parameter must name other splits of the same dataset (one name, ``"train,dev"`` or a
+    list), and a trained model named by ``model``/``encoder`` must not have been trained on
+    ``split`` (``FitOnScoredSamples``).
     ``enqueue=False`` leaves the run queued for the caller to execute in-process
     (``run_model --now``).
     """
     params = dict(params or {})
     get_backend(backend, **{k: v for k, v in params.items() if k != "fit_split"})
-    fit_split = params.get("fit_split")
-    if fit_split and fit_split == split.name:
-        raise FitOnScoredSamples(f"a run cannot fit on the split it is scored on ({fit_split})")
-    if fit_split and not Split.objects.filter(dataset=split.dataset, name=fit_split).exists():
-        raise PredictionsError(f"no split {fit_split!r} in dataset {split.dataset}")
+    fit_names = split_names(params.get("fit_split"))
+    refuse_fit_on_scored(fit_names, split.name)
+    missing_splits(fit_names, split)
+    for key in ("model", "encoder"):  # a model trained on the scored split scores it too
+        value = params.get(key)
+        if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
+            trained = TrainedModel.objects.filter(pk=int(value)).first()
+            if trained is not None:
+                refuse_fit_on_scored(trained_split_names(trained), split.name)
     run = ModelRun.objects.create(
         name=name or backend,
         backend=backend,
@@ -146,16 +164,23 @@ def trained_model_create(
     """Queue the training of a cross-encoder (or ``kind="biencoder"``) on ``split``.
 
     ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``,
-    for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
-    for a smoke test).
+    for a bi-encoder also ``layer``, ``limit`` (train on the first N samples only, e.g.
+    for a smoke test) and ``fit_split`` (several splits of the dataset, e.g.
+    ``"train,dev"``, including ``split``: train on all of them).
     """
     kinds = TrainedModel.Kind.values
     if kind not in kinds:
         raise PredictionsError(f"unknown kind {kind!r} (known: {', '.join(kinds)})")
     params = dict(params or {})
-    unknown = set(params) - set(TrainedModel.TRAIN_PARAMS[kind]) - {"limit"}
+    unknown = set(params) - set(TrainedModel.TRAIN_PARAMS[kind]) - {"limit", "fit_split"}
     if unknown:
         raise PredictionsError(f"unknown training parameters: {', '.join(sorted(unknown))}")
+    if "fit_split" in params:
+        names = split_names(params["fit_split"])
+        missing_splits(names, split)
+        params["fit_split"] = names
+        if split.name not in names:
+            raise PredictionsError(f"fit_split {names} must include the job's split {split.name!r}")
     model = TrainedModel.objects.create(
         name=name, kind=kind, split=split, params=params, created_by=created_by
     )

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from .claims import short_error
 from .models import ModelRun, TrainedModel
-from .rows import split_rows
+from .rows import fit_rows, trained_splits
 
 log = logging.getLogger(__name__)
 Status = ModelRun.Status
@@ -57,14 +57,15 @@ def _train(model: TrainedModel, on_step: Callable[[int, int], None] | None = Non
     else:
         from .ml.crossencoder import train
 
-    samples = [row.sample for row in split_rows(model.split, labels=True)]
+    splits = trained_splits(model)
+    samples = fit_rows(splits)
     limit = model.params.get("limit")
     if limit:
         samples = samples[: int(limit)]
     relative = f"{model.kind}/{model.pk}"
     model.path = relative
     model.save(update_fields=["path"])
-    _append_log(model.pk, f"training on {len(samples)} samples of {model.split}")
+    _append_log(model.pk, f"training on {len(samples)} samples of {'+'.join(map(str, splits))}")
     names = TrainedModel.TRAIN_PARAMS[model.kind]
     kwargs = {k: model.params[k] for k in names if k in model.params}
 

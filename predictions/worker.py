@@ -21,11 +21,20 @@ from django.db import transaction
 from django.utils import timezone
 
 from ambisite.progress import Progress
+from annotations.models import Split
 
 from .backends import PredictionOutput, PredictorBackend, get_backend
 from .claims import run_claim, run_stopped, short_error, still_mine
 from .models import ModelRun, Prediction
-from .rows import Row, batches, fit_split_for, split_rows, stories_together
+from .rows import (
+    Row,
+    batches,
+    fit_rows,
+    fit_splits_for,
+    refuse_overlap,
+    split_rows,
+    stories_together,
+)
 from .scoring import run_score
 
 log = logging.getLogger(__name__)
@@ -78,11 +87,25 @@ def run_fail(run_id: int, error: str) -> None:
     )
 
 
+def fitted_on(splits: list[Split], fit: list[dict] | None) -> dict:
+    """The run's record of what it was fitted on (``split``: names joined by "+")."""
+    if not splits:
+        return {}
+    return {
+        "split": "+".join(split.name for split in splits),
+        "split_id": splits[0].pk,
+        "split_ids": [split.pk for split in splits],
+        "n_samples": len(fit or []),
+    }
+
+
 def prepare_backend(run: ModelRun) -> PredictorBackend:
     params = {k: v for k, v in (run.params or {}).items() if k != "fit_split"}
     backend = get_backend(run.backend, **params)
-    fit_split = fit_split_for(run)
-    fit = [row.sample for row in split_rows(fit_split, labels=True)] if fit_split else None
+    fit_splits = fit_splits_for(run)
+    fit = fit_rows(fit_splits) if fit_splits else None
+    if fit:
+        refuse_overlap(fit, [row.sample for row in split_rows(run.split)])
     backend.heartbeat = lambda: ModelRun.objects.filter(pk=run.pk).update(
         heartbeat_at=timezone.now()
     )
@@ -93,9 +116,7 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
         code_version=code_version(),
         model_version=str(backend.model_version())[:200],
         prompt_version=str(prompt() if callable(prompt) else prompt or "")[:64],
-        fitted_on={"split": fit_split.name, "split_id": fit_split.pk, "n_samples": len(fit)}
-        if fit_split
-        else {},
+        fitted_on=fitted_on(fit_splits, fit),
     )
     return backend
 

@@ -12,7 +12,6 @@ per fold and merges the result into the output JSON under ``--label``.
 from __future__ import annotations
 
 import json
-import logging
 import platform
 import time
 from pathlib import Path
@@ -22,14 +21,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from predictions.backends import UnknownBackend, get_backend
 from predictions.files import predict_samples
-from predictions.management.commands.predict import read_samples
+from predictions.management.commands.predict import read_samples, show_progress
 from predictions.selection import FitPredict, cross_validate
-
-
-def show_progress(verbosity: int) -> None:
-    """Let the backends' own progress lines (fine-tuning epochs, fits) through to stderr."""
-    if verbosity >= 1:
-        logging.getLogger("predictions").setLevel(logging.INFO)
 
 
 def labelled_samples(splits: list[str], data_dir: Path) -> list[dict]:

@@ -1,5 +1,6 @@
 import json
 import logging
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -13,7 +14,7 @@ from predictions.backends import UnknownBackend, get_backend
 from predictions.claims import short_error
 from predictions.errors import FitOnScoredSamples
 from predictions.files import predict_samples
-from predictions.rows import split_rows
+from predictions.rows import split_names, split_rows
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +36,8 @@ def read_samples(path: str, *, allow_redacted: bool) -> list[dict]:
     return out
 
 
-def fit_samples(split: str | None, fit_file: str | None) -> list[dict] | None:
-    """Labelled samples to fit on: a file, the split in the database, or data/ambistory/."""
-    if fit_file:
-        return read_samples(fit_file, allow_redacted=False)
-    if not split:
-        return None
+def split_samples(split: str) -> list[dict]:
+    """The labelled samples of one split: from the database, or else data/ambistory/."""
     try:
         db_split = Split.objects.filter(dataset__name="ambistory", name=split).first()
     except DatabaseError:  # no database set up (e.g. a fresh checkout): the files will do
@@ -51,6 +48,23 @@ def fit_samples(split: str | None, fit_file: str | None) -> list[dict] | None:
     if not path.is_file():
         raise CommandError(f"no split {split!r} in the database nor at {path}")
     return read_samples(str(path), allow_redacted=False)
+
+
+def fit_samples(split: str | None, fit_file: str | None) -> list[dict] | None:
+    """Labelled samples to fit on: a file, or the splits (``"train"``, ``"train,dev"``) in
+    the database or data/ambistory/, in the order named."""
+    if fit_file:
+        return read_samples(fit_file, allow_redacted=False)
+    names = split_names(split)
+    if not names:
+        return None
+    return [sample for name in names for sample in split_samples(name)]
+
+
+def show_progress(verbosity: int) -> None:
+    """Let the backends' own progress lines (fine-tuning epochs, fits) through to stderr."""
+    if verbosity >= 1:
+        logging.getLogger("predictions").setLevel(logging.INFO)
 
 
 class Command(BaseCommand):
@@ -64,7 +78,10 @@ class Command(BaseCommand):
         parser.add_argument("--input", required=True, help="an AmbiStory-format JSON file")
         parser.add_argument("--output", required=True, help="predictions jsonl to write")
         parser.add_argument("--params", default="{}", help="backend parameters as JSON")
-        parser.add_argument("--fit-split", help="split to fit on, e.g. train (DB or data/)")
+        parser.add_argument(
+            "--fit-split",
+            help="split(s) to fit on, e.g. train or train,dev (DB or data/)",
+        )
         parser.add_argument("--fit-file", help="an AmbiStory file to fit on instead")
 
     def handle(self, *args, **opts):
@@ -73,11 +90,14 @@ class Command(BaseCommand):
             backend = get_backend(opts["backend"], **params)
         except (json.JSONDecodeError, UnknownBackend, TypeError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
+        show_progress(opts["verbosity"])
+        started = time.perf_counter()
         samples = read_samples(opts["input"], allow_redacted=True)
         fit = fit_samples(opts["fit_split"], opts["fit_file"])
         progress = command_progress(self, opts["verbosity"], len(samples), label="predict")
         if fit and opts["verbosity"] > 0:
-            note = f"predict: fitting {opts['backend']} on {len(fit)} samples"
+            source = opts["fit_file"] or "+".join(split_names(opts["fit_split"]))
+            note = f"predict: fitting {opts['backend']} on {len(fit)} samples of {source}"
             self.stderr.write(note, style_func=str)
         try:
             outputs = predict_samples(backend, samples, fit, on_batch=progress)
@@ -90,4 +110,7 @@ class Command(BaseCommand):
         with open(opts["output"], "w", encoding="utf-8") as handle:
             for sample, out in zip(samples, outputs):
                 handle.write(json.dumps({"id": sample["id"], "prediction": out.score}) + "\n")
-        self.stdout.write(f"{len(outputs)} predictions written to {opts['output']}")
+        self.stdout.write(
+            f"{len(outputs)} predictions written to {opts['output']} "
+            f"in {time.perf_counter() - started:.0f} s"
+        )

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from ambisite.progress import command_steps
 from annotations.models import Split
 from predictions.models import ModelRun, TrainedModel
+from predictions.rows import split_names
 from predictions.services import trained_model_create
 from predictions.training import trained_model_train
 
@@ -16,7 +17,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--split", default="train")
+        parser.add_argument("--split", default="train", help="a split, or several: train,dev")
         parser.add_argument("--dataset", default="ambistory")
         parser.add_argument("--name", default="")
         parser.add_argument("--kind", default="crossencoder", choices=TrainedModel.Kind.values)
@@ -24,16 +25,20 @@ class Command(BaseCommand):
         parser.add_argument("--now", action="store_true", help="train in this process")
 
     def handle(self, *args, **opts):
+        names = split_names(opts["split"]) or ["train"]
         try:
-            split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
+            params = json.loads(opts["params"])
+            if len(names) > 1:
+                params["fit_split"] = names
+            split = Split.objects.get(dataset__name=opts["dataset"], name=names[0])
             model = trained_model_create(
-                name=opts["name"] or f"{opts['kind']} on {split}",
+                name=opts["name"] or f"{opts['kind']} on {'+'.join(names)}",
                 split=split,
                 kind=opts["kind"],
-                params=json.loads(opts["params"]),
+                params=params,
             )
         except Split.DoesNotExist as exc:
-            raise CommandError(f"no split {opts['dataset']}/{opts['split']}") from exc
+            raise CommandError(f"no split {opts['dataset']}/{names[0]}") from exc
         except (json.JSONDecodeError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
         if not opts["now"]:
