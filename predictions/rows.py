@@ -74,9 +74,7 @@ def refuse_fit_on_scored(fit_names: Sequence[str], scored_name: str) -> None:
     """The one rule by split name: nothing is fitted on the split it is scored on
     (runs, and runs using a model trained on several splits, all call this)."""
     if scored_name in fit_names:
-        raise FitOnScoredSamples(
-            f"cannot fit on split {scored_name!r}: it is the split being scored"
-        )
+        raise FitOnScoredSamples(f"cannot fit on the split it is scored on ({scored_name})")
 
 
 def fit_splits_for(run: ModelRun) -> list[Split]:
