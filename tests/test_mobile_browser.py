@@ -99,7 +99,7 @@ def world(researcher, dev_json):
     services.participant_arrive(study=study, pid=pid(3))  # started, not finished
 
     prompt = max(all_prompts(), key=lambda p: len(p.user))
-    values = {
+    values = {  # "pk" by route-name prefix, the longer prefix first
         "studies": study.pk,
         "runs:trained_model": trained.pk,
         "runs": runs[0].pk,
@@ -120,13 +120,12 @@ def page_url(route, world) -> str:
 
     kwargs = {}
     for param in route.params:
-        if param == "pk":
-            key = next(
-                k for k in ("runs:trained_model", "runs", "studies") if route.name.startswith(k)
-            )
-            kwargs[param] = world["values"][key]
-        else:
-            kwargs[param] = world["values"][param]
+        key = param
+        if param == "pk":  # by the route's name: "runs:trained_model" before "runs"
+            key = next((k for k in world["values"] if route.name.startswith(k)), route.name)
+        if key not in world["values"]:
+            pytest.fail(f"{route.name}: give a value for {key!r} in this test's world fixture")
+        kwargs[param] = world["values"][key]
     return reverse(route.name, kwargs=kwargs)
 
 
