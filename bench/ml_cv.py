@@ -1,0 +1,119 @@
+"""Grouped cross-validation estimates of backend configurations over train+dev (issue 14).
+
+Each configuration goes through ``manage.py crossvalidate``'s code path
+(:func:`predictions.selection.cross_validate` with a fresh backend per fold, fitted on the
+other folds only): folds grouped by homonym, repeated over seeds, mean and 95% interval
+(corrected resampled t) of the official accuracy and Spearman over the fold x seed
+scores. Results are merged into bench/results/ml_cv.json after every configuration, so an
+interrupted run keeps what it finished.
+
+    python bench/ml_cv.py                       # the cheap configurations, 5 folds x 3 seeds
+    python bench/ml_cv.py --only quality-frozen --seeds 1
+    python bench/ml_cv.py --only quality-shipped --seeds 1   # fine-tunes per fold: hours here
+
+Needs no database. Prints one line per fold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
+os.environ.setdefault("DEBUG", "1")
+
+CACHE = "var/quality-cache"
+# name -> (backend, params, what it measures). Cheap ones first.
+CONFIGS: dict[str, tuple[str, dict, str]] = {
+    "constant-4": ("constant", {}, "the majority rating, nothing fitted"),
+    "constant-tuned": ("constant", {"tune": True}, "one constant tuned for accuracy"),
+    "quality-ranker": (
+        "quality",
+        {"encoder": "none", "with_level": False, "cache": CACHE},
+        "MiniLM pair features + ridge ranker, calibrated on grouped OOF scores of the fit folds",
+    ),
+    "quality-frozen": (
+        "quality",
+        {"encoder": "none", "cache": CACHE},
+        "ranker + story-level ridge (frozen MiniLM only)",
+    ),
+    "quality-shipped": (
+        "quality",
+        {"cache": CACHE},
+        "ranker + level + bi-encoder fine-tuned on the fit folds (w=0.5): the shipped predictor",
+    ),
+}
+CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), default=list(CHEAP))
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seeds", type=int, default=3, help="repeats: seeds 0..N-1")
+    ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_cv.json")
+    args = ap.parse_args()
+    os.chdir(REPO)  # the cache path in the params is relative to the repository
+
+    import django
+
+    django.setup()
+    from predictions.management.commands.crossvalidate import (
+        backend_fit_predict,
+        labelled_samples,
+        write_result,
+    )
+    from predictions.management.commands.predict import show_progress
+    from predictions.selection import cross_validate
+
+    show_progress(1)
+    samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
+    for name in args.only:
+        backend, params, what = CONFIGS[name]
+        print(f"== {name}: {backend} {json.dumps(params)} ({what})", flush=True)
+        started = time.perf_counter()
+        result = cross_validate(
+            samples,
+            backend_fit_predict(backend, params),
+            folds=args.folds,
+            seeds=list(range(args.seeds)),
+            log=lambda line: print(line, flush=True),
+        )
+        summary = result.summary()
+        for metric in ("accuracy", "spearman"):
+            s = summary[metric]
+            if s:
+                print(
+                    f"{name} {metric}: {s['mean']:.4f} [{s['low']:.4f}, {s['high']:.4f}]",
+                    flush=True,
+                )
+        write_result(
+            args.results,
+            name,
+            {
+                "backend": backend,
+                "params": params,
+                "what": what,
+                "splits": ["train", "dev"],
+                "n_samples": len(samples),
+                "folds": args.folds,
+                "seeds": list(range(args.seeds)),
+                "wall_seconds": round(time.perf_counter() - started, 1),
+                "python": platform.python_version(),
+                "command": "python bench/ml_cv.py " + " ".join(sys.argv[1:]),
+                **result.as_dict(),
+            },
+        )
+
+
+if __name__ == "__main__":
+    main()
