@@ -5,6 +5,7 @@ from django.urls import include, path
 from ambisite.health import healthz
 from ambisite.views import favicon
 from studies.urls import participant_patterns
+from writing.urls import writer_patterns
 
 urlpatterns = [
     # answered by ambisite.middleware.HealthCheckMiddleware first (any Host, plain HTTP)
@@ -17,6 +18,8 @@ urlpatterns = [
     path("api/", include("ambisite.site_urls")),
     path("studies/", include("studies.urls")),
     path("s/", include(participant_patterns)),
+    path("s/", include(writer_patterns)),
+    path("writing/", include("writing.urls")),
     path("dashboards/", include("dashboards.urls")),
     path("prompts/", include("predictions.prompt_urls")),
     path("runs/", include("predictions.urls")),

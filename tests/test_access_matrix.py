@@ -212,8 +212,20 @@ RULES: dict[str, dict[str, Callable]] = {
             "runs:retry",
             "runs:train",
             "runs:trained_model",
+            "writing:home",
+            "writing:pool",
+            "writing:sentences",
+            "writing:sentence",
+            "writing:endings",
+            "writing:ending",
+            "writing:setups",
+            "writing:export",
         )
     },
+    "writing:pair_flag": POST_ONLY_SITE,
+    # the writing pages of a writing study (Figures 2 and 3): like the rating pages
+    "write:sentences": PARTICIPANT,
+    "write:endings": PARTICIPANT,
     "dashboards:rater_exclusion": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
     **{
@@ -262,6 +274,7 @@ def world(django_user_model):
     from studies.models import Participant
     from tests.studies.helpers import open_study, pid, unrated_setups
     from tests.studies.test_participant_views import arrive, qualify_by_post
+    from tests.writing.helpers import writing_world
 
     ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
     split = Split.objects.get(dataset__name="ambistory", name="dev")
@@ -286,7 +299,11 @@ def world(django_user_model):
         key = Token.objects.create(user=user).key
         clients[role] = Client(HTTP_AUTHORIZATION=f"Token {key}")
     rating = Rating.objects.filter(sample__split=split).first()
+    written = writing_world(staff)
     values = {
+        "pair_pk": written["pair_pk"],
+        "sentence_pk": written["sentence_pk"],
+        "ending_pk": written["ending_pk"],
         "slug": study.slug,
         "participant_pk": participant.pk,
         "pos": 0,

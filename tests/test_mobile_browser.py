@@ -35,6 +35,8 @@ NOT_PAGES = {
     "studies:export",
     "studies:action",
     "studies:toggle",
+    "writing:export",
+    "writing:pair_flag",
 }
 # Pages worth seeing in more than one state (a filter that adds columns or notes).
 EXTRA_QUERIES = {
@@ -98,8 +100,14 @@ def world(researcher, dev_json):
     rate_all(finished)
     services.participant_arrive(study=study, pid=pid(3))  # started, not finished
 
+    from tests.writing.helpers import writing_world
+
+    written = writing_world(researcher)
     prompt = max(all_prompts(), key=lambda p: len(p.user))
     values = {  # "pk" by route-name prefix, the longer prefix first
+        "pair_pk": written["pair_pk"],
+        "sentence_pk": written["sentence_pk"],
+        "ending_pk": written["ending_pk"],
         "studies": study.pk,
         "runs:trained_model": trained.pk,
         "runs": runs[0].pk,

@@ -602,3 +602,23 @@ def rating_study_create(
     return study_services.study_create(
         title=title, slug=slug, samples=[s.pk for s in samples], by=by, **fields
     )
+
+
+@transaction.atomic
+def pool_import(*, rows: list, flag_pos: bool = True) -> tuple[int, int]:
+    """Add parsed pool rows (``importers.PairRow``) in one transaction; returns (new,
+    already there)."""
+    new = 0
+    for row in rows:
+        _, created = pair_add(
+            form=row.word,
+            gloss_a=row.meaning_1,
+            example_a=row.example_1,
+            pos_a=row.pos_1,
+            gloss_b=row.meaning_2,
+            example_b=row.example_2,
+            pos_b=row.pos_2,
+            flag_pos=flag_pos,
+        )
+        new += created
+    return new, len(rows) - new

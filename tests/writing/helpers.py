@@ -103,3 +103,49 @@ def llm_endpoint(settings, server) -> None:
     settings.LLM_ENDPOINTS = {
         "test": {"base_url": server.base_url, "api_key_env": "", "models": ["*"]}
     }
+
+
+def writing_world(researcher=None) -> dict:
+    """One of everything the writing URLs name: a pool, a sentence study with a writer, a
+    reviewed sentence with a precontext and a setup, an ending study with an ending, and a
+    clean-up suggestion. Returns the ids by URL parameter name."""
+    from writing.models import Cleanup
+
+    pairs = make_pool()
+    sentence_study = open_writing_study(Study.Activity.SENTENCES, slug="write-s", per=5)
+    writer = qualified_writer(sentence_study, 901)
+    draw = services.draw_current(participant=writer)
+    sentence = services.sentence_submit(
+        participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
+    )
+    sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+    precontext = services.precontext_write(
+        sentence=sentence,
+        text="Ann had a long week. She wanted a change. She made a plan.",
+        by=researcher,
+    )
+    written = services.setup_make(precontext=precontext, by=researcher)
+    ending_study = open_writing_study(
+        Study.Activity.ENDINGS, slug="write-e", per=2, setups=[written]
+    )
+    ending_writer = qualified_writer(ending_study, 902)
+    slot = services.ending_slots_hold(participant=ending_writer)[0]
+    ending = services.ending_submit(
+        participant=ending_writer, slot_id=slot.pk, text="they were happy with how it went."
+    )
+    Cleanup.objects.create(
+        ending=ending,
+        original=ending.text,
+        suggested="They were happy with how it went.",
+        status=Cleanup.Status.SUGGESTED,
+        prompt_version="ambistory-b1-ending-v1",
+        endpoint="test",
+        model="m",
+    )
+    return {
+        "pair_pk": pairs[0].pk,
+        "sentence_pk": sentence.pk,
+        "ending_pk": ending.pk,
+        "sentence_study": sentence_study,
+        "ending_study": ending_study,
+    }

@@ -1,0 +1,147 @@
+"""The writing pages with the test client: writers through the study link, researchers
+through review, precontext, clean-up and study creation."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from studies.models import Participant, Study
+from tests.llm_server import LLMServer, Reply
+from tests.studies.helpers import pid
+from tests.studies.test_participant_views import arrive, qualify_by_post
+from tests.writing.helpers import (
+    SENTENCES,
+    llm_endpoint,
+    make_pool,
+    open_writing_study,
+    writing_world,
+)
+from writing.models import Cleanup, Draw, Ending, Precontext, SensePair, Sentence
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_qualified_writer_lands_on_the_sentence_page_and_a_refused_text_survives_reload(
+    client,
+):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    arrive(client, study, pid(1))
+    page = client.get(reverse("participate:qualification", args=[study.slug]))
+    assert b"most plausible meaning" in page.content
+    qualify_by_post(client, study)
+    page = client.get(reverse("participate:arrive", args=[study.slug]), follow=True)
+    assert page.redirect_chain[-1][0] == reverse("write:sentences", args=[study.slug])
+    assert b"Completed 0 out of 5 sentences" in page.content
+    draw = Draw.objects.get(status="open")
+    word = draw.pair.homonym.form
+    url = reverse("write:sentences", args=[study.slug])
+    refused = client.post(url, {"draw": draw.pk, "text": f"A {word} and a {word.upper()}."})
+    assert refused.status_code == 400 and b"exactly once" in refused.content
+    again = client.get(url)
+    assert f"A {word} and a {word.upper()}.".encode() in again.content
+    client.post(url, {"draw": draw.pk, "action": "skip"})
+    assert Draw.objects.get(pk=draw.pk).status == "skipped"
+    for n in range(5):
+        assert f"Completed {n} out of 5".encode() in client.get(url).content
+        current = Draw.objects.get(status="open")
+        done = client.post(url, {"draw": current.pk, "text": SENTENCES[current.pair.homonym.form]})
+        assert done.status_code == 303
+    final = client.get(url, follow=True)
+    assert b"WRITE123" in final.content
+    assert Participant.objects.get().status == Participant.Status.FINISHED
+    assert Sentence.objects.count() == 5
+
+
+def test_an_ending_with_the_word_is_refused_with_a_clear_message_and_kept(client, researcher):
+    world = writing_world(researcher)
+    study = world["ending_study"]
+    arrive(client, study, pid(3))
+    qualify_by_post(client, study)
+    url = reverse("write:endings", args=[study.slug])
+    page = client.get(url)
+    assert b"Finished Samples: 0/1" in page.content
+    slot = Participant.objects.get(prolific_pid=pid(3)).ending_slots.get()
+    word = slot.written.setup.homonym.form
+    refused = client.post(url, {"slot": slot.pk, "text": f"In the end the {word} was gone."})
+    assert refused.status_code == 400
+    assert f"must not contain the word &quot;{word}&quot;".encode() in refused.content
+    assert f"In the end the {word} was gone.".encode() in client.get(url).content
+    done = client.post(url, {"slot": slot.pk, "text": "In the end it was all gone."})
+    assert b"WRITE123" in client.get(done["Location"], follow=True).content
+
+
+def test_researchers_review_generate_accept_and_clean_up(client, researcher, settings):
+    world = writing_world(researcher)
+    client.force_login(researcher)
+    for name in ("home", "pool", "sentences", "endings", "setups"):
+        assert client.get(reverse(f"writing:{name}")).status_code == 200
+    ending_url = reverse("writing:ending", args=[world["ending_pk"]])
+    page = client.get(ending_url)
+    assert b"<ins>They </ins>" in page.content or b"<ins>They" in page.content
+    cleanup = Cleanup.objects.get()
+    client.post(ending_url, {"action": "accept_cleanup", "cleanup": cleanup.pk})
+    ending = Ending.objects.get()
+    assert ending.text == "they were happy with how it went."
+    assert ending.final_text == "They were happy with how it went."
+    client.post(ending_url, {"action": "review", "decision": "rejected", "reason": ""})
+    assert Ending.objects.get().decision == "pending"  # a rejection needs a reason
+    client.post(ending_url, {"action": "review", "decision": "rejected", "reason": "vague"})
+    assert Ending.objects.get().decision == "rejected"
+    assert Ending.objects.count() == 1
+
+
+def test_the_pool_takes_a_file_and_flags_pairs(client, researcher):
+    client.force_login(researcher)
+    text = (
+        "word\tmeaning_1\texample_1\tpos_1\tmeaning_2\texample_2\tpos_2\n"
+        "bank\ta financial institution\t\tnoun\tsloping land\t\tnoun\n"
+        "bear\ta large mammal\t\tnoun\tto carry\t\tverb\n"
+    )
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("pool.tsv", text.encode())
+    client.post(reverse("writing:pool"), {"action": "import", "file": upload, "flag_pos": "on"})
+    assert SensePair.objects.count() == 2
+    assert SensePair.objects.get(homonym__form="bear").excluded
+    bank = SensePair.objects.get(homonym__form="bank")
+    client.post(reverse("writing:pair_flag", args=[bank.pk]))
+    assert SensePair.objects.get(pk=bank.pk).excluded
+
+
+def test_a_precontext_is_generated_through_the_named_endpoint_and_accepted(
+    client, researcher, settings, django_capture_on_commit_callbacks
+):
+    from ambisite.celery import app
+    from tests.writing.helpers import qualified_writer
+    from writing import services
+
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    writer = qualified_writer(study, 1)
+    draw = services.draw_current(participant=writer)
+    sentence = services.sentence_submit(
+        participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
+    )
+    client.force_login(researcher)
+    url = reverse("writing:sentence", args=[sentence.pk])
+    client.post(url, {"action": "review", "decision": "accepted", "edited_text": ""})
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        with LLMServer() as server, django_capture_on_commit_callbacks(execute=True):
+            llm_endpoint(settings, server)
+            server.script(Reply.text("One. Two. Three."))
+            client.post(url, {"action": "generate", "endpoint": "test", "model": "m"})
+    finally:
+        app.conf.task_always_eager = before
+    row = Precontext.objects.get(sentence=sentence)
+    assert (row.status, row.text, row.prompt_version) == (
+        "done",
+        "One. Two. Three.",
+        "ambistory-b2-precontext-v1",
+    )
+    assert b"One. Two. Three." in client.get(url).content
+    client.post(url, {"action": "accept_precontext", "precontext": row.pk})
+    assert Sentence.objects.get().written.setup.precontext == "One. Two. Three."

@@ -1,0 +1,80 @@
+"""The writing data as one JSON document, streamed: every pool pair's sentences with their
+review, precontext versions (prompt, endpoint, model) and endings. Writers appear by their
+rater pseudonym, never by Prolific ID."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+from .models import Ending, Precontext, Sentence
+
+
+def _review(item) -> dict:
+    return {
+        "text": item.text,
+        "final_text": item.final_text,
+        "decision": item.decision,
+        "reason": item.reason,
+        "reviewed_by": item.reviewed_by.get_username() if item.reviewed_by else None,
+        "reviewed_at": item.reviewed_at.isoformat() if item.reviewed_at else None,
+        "created_at": item.created_at.isoformat(),
+    }
+
+
+def _precontext(p: Precontext) -> dict:
+    return {
+        "id": p.pk,
+        "source": p.source,
+        "status": p.status,
+        "text": p.text,
+        "prompt_version": p.prompt_version,
+        "endpoint": p.endpoint,
+        "model": p.model,
+        "served_model": p.served_model,
+        "based_on": p.based_on_id,
+    }
+
+
+def _ending(e: Ending) -> dict:
+    return {
+        "id": e.pk,
+        "writer": e.participant.rater.pseudonym,
+        "study": e.participant.study.slug,
+        "intended_meaning": e.slot.sense.gloss,
+        "comment": e.comment,
+        "story_id": e.story_id,
+        **_review(e),
+    }
+
+
+def iter_writing_json() -> Iterator[str]:
+    sentences = Sentence.objects.select_related(
+        "pair__homonym",
+        "pair__sense_a",
+        "pair__sense_b",
+        "participant__rater",
+        "participant__study",
+        "reviewed_by",
+    ).prefetch_related("precontexts")
+    yield '{"sentences": ['
+    for n, s in enumerate(sentences.iterator(chunk_size=500)):
+        written = getattr(s, "written", None)
+        endings = Ending.objects.filter(slot__written__sentence=s).select_related(
+            "participant__rater", "participant__study", "slot__sense", "reviewed_by"
+        )
+        record = {
+            "id": s.pk,
+            "homonym": s.pair.homonym.form,
+            "meaning_1": s.pair.sense_a.gloss,
+            "meaning_2": s.pair.sense_b.gloss,
+            "writer": s.participant.rater.pseudonym,
+            "study": s.participant.study.slug,
+            **_review(s),
+            "precontexts": [_precontext(p) for p in s.precontexts.all()],
+            "setup_id": written.setup_id if written else None,
+            "accepted_precontext": written.precontext_id if written else None,
+            "endings": [_ending(e) for e in endings],
+        }
+        yield ("" if n == 0 else ", ") + json.dumps(record)
+    yield "]}\n"

@@ -1,0 +1,328 @@
+"""Researcher pages under ``/writing/`` (staff only): the pool, writing studies, review,
+precontexts, clean-ups, and the step into a rating study. Views parse, authorize, call one
+service, and redirect or render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from ambisite.access import researcher_required
+from studies.models import Study
+
+from . import exporters, importers, selectors, services
+from .diffs import word_diff
+from .forms import (
+    GenerateForm,
+    PairForm,
+    PoolImportForm,
+    PrecontextForm,
+    RatingStudyForm,
+    ReviewForm,
+    WritingStudyForm,
+    endpoint_choices,
+)
+from .models import Cleanup, Ending, Precontext, Reviewed, SensePair, Sentence
+
+DECISIONS = dict(Reviewed.Decision.choices)
+
+
+@researcher_required
+def home(request: HttpRequest) -> HttpResponse:
+    form = WritingStudyForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        study = _create_study(request, form, Study.Activity.SENTENCES, setups=None)
+        if study:
+            return redirect("studies:detail", study.pk)
+    ctx = {
+        "studies": selectors.writing_studies(),
+        "form": form,
+        "n_pool": SensePair.objects.filter(excluded=False).count(),
+        "n_sentences": Sentence.objects.count(),
+        "n_pending_sentences": Sentence.objects.filter(decision="pending").count(),
+        "n_endings": Ending.objects.count(),
+        "n_pending_endings": Ending.objects.filter(decision="pending").count(),
+        "n_setups": selectors.written_setups().count(),
+    }
+    return render(request, "writing/home.html", ctx)
+
+
+def _create_study(request, form, activity: str, setups) -> Study | None:
+    data = form.cleaned_data
+    fields = {"time_limit_minutes": data["time_limit_minutes"], "contact": data["contact"]}
+    if data.get("per_participant"):
+        fields["samples_per_participant"] = data["per_participant"]
+    if Study.objects.filter(slug=data["slug"]).exists():
+        form.add_error("slug", "A study with this short name exists.")
+        return None
+    try:
+        study = services.writing_study_create(
+            activity=activity,
+            title=data["title"],
+            slug=data["slug"],
+            by=request.user,
+            setups=setups,
+            **fields,
+        )
+    except services.WritingError as exc:
+        form.add_error(None, exc.reason)
+        return None
+    messages.success(request, "Writing study created (a draft): open it on its study page.")
+    return study
+
+
+@researcher_required
+def pool(request: HttpRequest) -> HttpResponse:
+    add = PairForm(request.POST if request.POST.get("action") == "add" else None)
+    upload = PoolImportForm(
+        request.POST if request.POST.get("action") == "import" else None,
+        request.FILES or None,
+    )
+    if request.method == "POST" and add.is_bound and add.is_valid():
+        d = add.cleaned_data
+        try:
+            _, created = services.pair_add(
+                form=d["word"],
+                gloss_a=d["meaning_1"],
+                example_a=d["example_1"],
+                pos_a=d["pos_1"],
+                gloss_b=d["meaning_2"],
+                example_b=d["example_2"],
+                pos_b=d["pos_2"],
+                flag_pos=d["flag_pos"],
+            )
+        except services.WritingError as exc:
+            add.add_error(None, exc.reason)
+        else:
+            messages.success(request, "Added to the pool." if created else "Already in the pool.")
+            return redirect("writing:pool")
+    if request.method == "POST" and upload.is_bound and upload.is_valid():
+        try:
+            text = upload.cleaned_data["file"].read().decode("utf-8")
+            rows = importers.parse_pool(text)
+        except (UnicodeDecodeError, importers.PoolFormatError) as exc:
+            upload.add_error("file", f"Nothing was imported: {exc}")
+        else:
+            new, old = services.pool_import(rows=rows, flag_pos=upload.cleaned_data["flag_pos"])
+            messages.success(request, f"{new} pairs added, {old} already in the pool.")
+            return redirect("writing:pool")
+    ctx = {"pairs": selectors.pool(), "add": add, "upload": upload}
+    return render(request, "writing/pool.html", ctx)
+
+
+@require_POST
+@researcher_required
+def pair_flag(request: HttpRequest, pair_pk: int) -> HttpResponse:
+    pair = get_object_or_404(SensePair, pk=pair_pk)
+    services.pair_flag(
+        pair=pair, excluded=not pair.excluded, reason=request.POST.get("reason", "Flagged out")
+    )
+    return redirect("writing:pool")
+
+
+@researcher_required
+def sentence_list(request: HttpRequest) -> HttpResponse:
+    decision = request.GET.get("decision", "pending")
+    decision = decision if decision in DECISIONS else ""
+    ctx = {
+        "sentences": selectors.sentences_for_review(decision),
+        "decision": decision,
+        "decisions": DECISIONS,
+    }
+    return render(request, "writing/sentence_list.html", ctx)
+
+
+def _review(request, item, review, key: str) -> None:
+    form = ReviewForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose accept or reject.")
+        return
+    try:
+        review(**{key: item}, by=request.user, **form.cleaned_data)
+    except services.WritingError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.success(request, f"{DECISIONS[form.cleaned_data['decision']]}.")
+
+
+def _llm(request, call, **kwargs) -> None:
+    form = GenerateForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose an endpoint and a model.")
+        return
+    try:
+        call(by=request.user, **form.cleaned_data, **kwargs)
+    except services.WritingError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.success(request, "Queued: the page shows the answer when it is in.")
+
+
+def _sentence_action(request, sentence: Sentence, action: str) -> None:
+    if action == "review":
+        _review(request, sentence, services.sentence_review, "sentence")
+    elif action == "generate":
+        _llm(request, services.precontext_request, sentence=sentence)
+    elif action == "cleanup":
+        _llm(request, services.cleanup_request, sentence=sentence)
+    elif action == "write":
+        form = PrecontextForm(request.POST)
+        based_on = sentence.precontexts.filter(pk=_int(request.POST.get("based_on"))).first()
+        if form.is_valid():
+            services.precontext_write(
+                sentence=sentence,
+                text=form.cleaned_data["text"],
+                by=request.user,
+                based_on=based_on,
+            )
+    elif action == "accept_precontext":
+        precontext = get_object_or_404(
+            Precontext, pk=_int(request.POST.get("precontext")), sentence=sentence
+        )
+        _try(request, services.setup_make, "The sentence is now a setup.", precontext=precontext)
+    elif action in ("accept_cleanup", "reject_cleanup"):
+        cleanup = get_object_or_404(Cleanup, pk=_int(request.POST.get("cleanup")))
+        _try(
+            request,
+            services.cleanup_decide,
+            "Done.",
+            cleanup=cleanup,
+            accept=action == "accept_cleanup",
+        )
+
+
+def _try(request, call, done: str, **kwargs) -> None:
+    try:
+        call(by=request.user, **kwargs)
+    except services.WritingError as exc:
+        messages.error(request, exc.reason)
+    else:
+        messages.success(request, done)
+
+
+@researcher_required
+def sentence_detail(request: HttpRequest, sentence_pk: int) -> HttpResponse:
+    sentence = get_object_or_404(selectors.sentences_for_review(), pk=sentence_pk)
+    if request.method == "POST":
+        _sentence_action(request, sentence, request.POST.get("action", ""))
+        return redirect("writing:sentence", sentence.pk)
+    ctx = {
+        "sentence": sentence,
+        "precontexts": sentence.precontexts.all(),
+        "cleanups": _with_diffs(sentence.cleanups.all()),
+        "decisions_log": sentence.decisions.select_related("by"),
+        "review": ReviewForm(initial={"edited_text": sentence.final_text}),
+        "generate": GenerateForm(initial={"endpoint": next(iter(_endpoints()), "")}),
+        "written": getattr(sentence, "written", None) if sentence.has_setup else None,
+    }
+    return render(request, "writing/sentence_detail.html", ctx)
+
+
+def _with_diffs(cleanups) -> list:
+    return [(c, word_diff(c.original, c.suggested) if c.suggested else []) for c in cleanups]
+
+
+def _endpoints():
+    return [name for name, _ in endpoint_choices()]
+
+
+@researcher_required
+def ending_list(request: HttpRequest) -> HttpResponse:
+    decision = request.GET.get("decision", "pending")
+    decision = decision if decision in DECISIONS else ""
+    ctx = {
+        "endings": selectors.endings_for_review(decision),
+        "decision": decision,
+        "decisions": DECISIONS,
+    }
+    return render(request, "writing/ending_list.html", ctx)
+
+
+@researcher_required
+def ending_detail(request: HttpRequest, ending_pk: int) -> HttpResponse:
+    ending = get_object_or_404(selectors.endings_for_review(), pk=ending_pk)
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        if action == "review":
+            _review(request, ending, services.ending_review, "ending")
+        elif action == "cleanup":
+            _llm(request, services.cleanup_request, ending=ending)
+        elif action in ("accept_cleanup", "reject_cleanup"):
+            cleanup = get_object_or_404(
+                Cleanup, pk=_int(request.POST.get("cleanup")), ending=ending
+            )
+            _try(
+                request,
+                services.cleanup_decide,
+                "Done.",
+                cleanup=cleanup,
+                accept=action == "accept_cleanup",
+            )
+        return redirect("writing:ending", ending.pk)
+    ctx = {
+        "ending": ending,
+        "cleanups": _with_diffs(ending.cleanups.all()),
+        "decisions_log": ending.decisions.select_related("by"),
+        "review": ReviewForm(initial={"edited_text": ending.final_text}),
+        "generate": GenerateForm(),
+    }
+    return render(request, "writing/ending_detail.html", ctx)
+
+
+@researcher_required
+def setups(request: HttpRequest) -> HttpResponse:
+    action = request.POST.get("action")
+    ending_form = WritingStudyForm(request.POST if action == "ending_study" else None, prefix="e")
+    rating_form = RatingStudyForm(request.POST if action == "rating_study" else None, prefix="r")
+    chosen = [_int(v) for v in request.POST.getlist("setup")]
+    if action == "ending_study" and ending_form.is_valid():
+        written = list(selectors.written_setups().filter(pk__in=chosen))
+        study = _create_study(request, ending_form, Study.Activity.ENDINGS, setups=written)
+        if study:
+            return redirect("studies:detail", study.pk)
+    if action == "rating_study" and rating_form.is_valid():
+        study = _rating_study(request, rating_form, chosen)
+        if study:
+            return redirect("studies:detail", study.pk)
+    ctx = {
+        "written": selectors.written_setups(),
+        "ready": set(services.ready_setups().values_list("pk", flat=True)),
+        "ending_form": ending_form,
+        "rating_form": rating_form,
+    }
+    return render(request, "writing/setups.html", ctx)
+
+
+def _rating_study(request, form, chosen: list[int]) -> Study | None:
+    data = form.cleaned_data
+    if Study.objects.filter(slug=data["slug"]).exists():
+        form.add_error("slug", "A study with this short name exists.")
+        return None
+    try:
+        study = services.rating_study_create(
+            written=list(services.ready_setups().filter(pk__in=chosen)),
+            by=request.user,
+            **data,
+        )
+    except services.WritingError as exc:
+        form.add_error(None, exc.reason)
+        return None
+    messages.success(request, "Rating study created (a draft) with the written stories.")
+    return study
+
+
+@researcher_required
+def export(request: HttpRequest) -> StreamingHttpResponse:
+    """Every sentence, precontext, ending and review decision with its provenance (JSON)."""
+    response = StreamingHttpResponse(exporters.iter_writing_json(), content_type="application/json")
+    response["Content-Disposition"] = 'attachment; filename="writing.json"'
+    return response
+
+
+def _int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0

@@ -1,0 +1,133 @@
+"""Writers' pages under ``/s/<slug>/`` (Figures 2 and 3): the studies app does the arrival,
+consent, holds, qualification and the code pages, and sends a qualified writer here.
+
+A writer is found by the study's resume token, as on the rating pages. Every submission is
+stored before the answer is sent (a refused text as the draft shown again), so a reload
+never loses what was typed and sent."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from studies import selectors as study_selectors
+from studies import services as study_services
+from studies.models import Participant, Study
+from studies.views import RESUME_COOKIE
+
+from . import defaults, selectors, services
+
+
+class _SeeOther(HttpResponseRedirect):
+    status_code = 303
+
+
+def _writer(request: HttpRequest, slug: str, activity: str):
+    """(participant, None) for a qualified writer of this activity still in time, else
+    (None, a redirect to the study link, which sends everyone where they belong)."""
+    token = request.COOKIES.get(RESUME_COOKIE.format(slug))
+    participant = None
+    if token:
+        participant = study_selectors.participant_by_token(slug, study_services.resume_hash(token))
+    arrive = redirect("participate:arrive", slug)
+    if participant is None or participant.study.activity != activity:
+        return None, arrive
+    if participant.status != Participant.Status.QUALIFIED:
+        return None, arrive
+    return participant, None
+
+
+def _away(slug: str) -> HttpResponse:
+    return _SeeOther(reverse("participate:arrive", args=[slug]))
+
+
+@require_http_methods(["GET", "POST"])
+def sentences(request: HttpRequest, slug: str) -> HttpResponse:
+    """Figure 2: a word and its two meanings; write one sentence where both are plausible,
+    or ask for a different word."""
+    participant, other = _writer(request, slug, Study.Activity.SENTENCES)
+    if other:
+        return other
+    error = ""
+    if request.method == "POST":
+        draw_id = _int(request.POST.get("draw"))
+        try:
+            if request.POST.get("action") == "skip":
+                services.draw_skip(participant=participant, draw_id=draw_id)
+            else:
+                services.sentence_submit(
+                    participant=participant, draw_id=draw_id, text=request.POST.get("text", "")
+                )
+            return _SeeOther(request.path)
+        except services.Refused as exc:
+            error = exc.reason
+        except services.WritingError:
+            return _away(slug)
+    try:
+        draw = services.draw_current(participant=participant)
+    except services.WritingError as exc:
+        return _problem(request, participant.study, exc.reason)
+    ctx = {
+        "study": participant.study,
+        "draw": draw,
+        "pair": draw.pair,
+        "done": selectors.sentences_written(participant),
+        "total": participant.study.samples_per_participant,
+        "ui": defaults.SENTENCE_UI,
+        "error": error,
+    }
+    return render(request, "writing/write_sentence.html", ctx, status=400 if error else 200)
+
+
+@require_http_methods(["GET", "POST"])
+def endings(request: HttpRequest, slug: str) -> HttpResponse:
+    """Figure 3: the first four sentences and the intended meaning; write one ending that
+    makes it more plausible, without the word."""
+    participant, other = _writer(request, slug, Study.Activity.ENDINGS)
+    if other:
+        return other
+    error = ""
+    if request.method == "POST":
+        try:
+            services.ending_submit(
+                participant=participant,
+                slot_id=_int(request.POST.get("slot")),
+                text=request.POST.get("text", ""),
+                comment=request.POST.get("comment", ""),
+            )
+            return _SeeOther(request.path)
+        except services.Refused as exc:
+            error = exc.reason
+        except services.WritingError:
+            return _away(slug)
+    try:
+        slots = services.ending_slots_hold(participant=participant)
+    except services.WritingError as exc:
+        return _problem(request, participant.study, exc.reason)
+    rows = selectors.ending_rows(participant, slots)
+    current = next((row for row in rows if not row.written), None)
+    if current is None:
+        return _away(slug)
+    ctx = {
+        "study": participant.study,
+        "row": current,
+        "done": sum(1 for row in rows if row.written),
+        "total": len(rows),
+        "ui": defaults.ENDING_UI,
+        "error": error,
+    }
+    return render(request, "writing/write_ending.html", ctx, status=400 if error else 200)
+
+
+def _problem(request, study, text: str) -> HttpResponse:
+    ctx = {"study": study, "title": "Nothing to write right now", "text": text}
+    return render(request, "studies/problem.html", ctx)
+
+
+def _int(value) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
