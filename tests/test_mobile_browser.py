@@ -36,7 +36,6 @@ NOT_PAGES = {
     "studies:action",
     "studies:toggle",
     "writing:export",
-    "writing:pair_flag",
 }
 # Pages worth seeing in more than one state (a filter that adds columns or notes).
 EXTRA_QUERIES = {

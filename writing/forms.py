@@ -68,7 +68,11 @@ class WritingStudyForm(forms.Form):
         help_text="Empty: the paper's 5 sentences or 20 endings.",
     )
     time_limit_minutes = forms.IntegerField(
-        min_value=1, max_value=TIME_LIMIT_MAX_MINUTES, initial=60, label="Time limit (minutes)"
+        min_value=1,
+        max_value=TIME_LIMIT_MAX_MINUTES,
+        required=False,
+        label="Time limit (minutes)",
+        help_text="Empty: 60 minutes.",
     )
     contact = forms.CharField(max_length=200, required=False, label="Researcher contact")
 
@@ -76,6 +80,8 @@ class WritingStudyForm(forms.Form):
 class RatingStudyForm(forms.Form):
     title = forms.CharField(max_length=200)
     slug = forms.SlugField(max_length=64, label="Short name in the link")
-    dataset = forms.SlugField(max_length=64, initial="ambistory-written")
+    dataset = forms.SlugField(max_length=64, required=False, help_text="Empty: ambistory-written.")
     split = forms.SlugField(max_length=64)
-    ratings_per_sample = forms.IntegerField(min_value=1, max_value=50, initial=5)
+    ratings_per_sample = forms.IntegerField(
+        min_value=1, max_value=50, required=False, help_text="Empty: 5, as in the paper."
+    )

@@ -198,7 +198,10 @@ class WrittenSetup(models.Model):
 class EndingSlot(models.Model):
     """One wanted ending in an ending-writing study: a setup and the sense the ending must
     make more plausible. A participant holds it from their first visit of the writing page;
-    a slot whose holder timed out or was screened out without writing is free again."""
+    a slot whose holder timed out or was screened out without writing is free again. A
+    writer gets slots of different setups while there are enough (the paper showed each
+    story's two senses to two writers); only a study with fewer setups than a batch gives
+    one writer both senses of a setup."""
 
     study = models.ForeignKey(
         "studies.Study", on_delete=models.CASCADE, related_name="ending_slots"
@@ -221,11 +224,6 @@ class EndingSlot(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["study", "written", "sense"], name="one_ending_slot_per_sense"
-            ),
-            models.UniqueConstraint(
-                fields=["participant", "written"],
-                condition=Q(participant__isnull=False),
-                name="one_setup_per_ending_writer",
             ),
         ]
 

@@ -51,7 +51,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 def _create_study(request, form, activity: str, setups) -> Study | None:
     data = form.cleaned_data
-    fields = {"time_limit_minutes": data["time_limit_minutes"], "contact": data["contact"]}
+    fields = {"time_limit_minutes": data["time_limit_minutes"] or 60, "contact": data["contact"]}
     if data.get("per_participant"):
         fields["samples_per_participant"] = data["per_participant"]
     if Study.objects.filter(slug=data["slug"]).exists():
@@ -296,7 +296,9 @@ def setups(request: HttpRequest) -> HttpResponse:
 
 
 def _rating_study(request, form, chosen: list[int]) -> Study | None:
-    data = form.cleaned_data
+    data = dict(form.cleaned_data)
+    data["ratings_per_sample"] = data["ratings_per_sample"] or 5
+    data["dataset"] = data["dataset"] or "ambistory-written"
     if Study.objects.filter(slug=data["slug"]).exists():
         form.add_error("slug", "A study with this short name exists.")
         return None

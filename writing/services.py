@@ -269,21 +269,22 @@ def _free_slots(study: Study):
 @transaction.atomic
 def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
     """The endings this writer is to write, in order: held on the first visit (up to
-    ``samples_per_participant``, one per setup), the same ones on every later visit."""
+    ``samples_per_participant``, different setups first), the same ones on every later
+    visit."""
     participant = _active(participant)
     held = list(EndingSlot.objects.filter(participant=participant).order_by("position"))
     if held:
         return held
     want = participant.study.samples_per_participant
-    taken_setups: set[int] = set()
-    picked = []
-    for slot in _free_slots(participant.study).order_by("id").select_for_update():
-        if slot.written_id in taken_setups:
-            continue
-        picked.append(slot)
-        taken_setups.add(slot.written_id)
-        if len(picked) == want:
-            break
+    free = list(_free_slots(participant.study).order_by("id").select_for_update(of=("self",)))
+    picked, seen = [], set()
+    for slot in free:  # one slot per setup first ...
+        if slot.written_id not in seen and len(picked) < want:
+            picked.append(slot)
+            seen.add(slot.written_id)
+    for slot in free:  # ... then the other senses, only when setups run short
+        if slot not in picked and len(picked) < want:
+            picked.append(slot)
     now = timezone.now()
     for position, slot in enumerate(picked):
         EndingSlot.objects.filter(pk=slot.pk).update(
