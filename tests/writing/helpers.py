@@ -126,7 +126,7 @@ def writing_world(researcher=None) -> dict:
     )
     written = services.setup_make(precontext=precontext, by=researcher)
     ending_study = open_writing_study(
-        Study.Activity.ENDINGS, slug="write-e", per=2, setups=[written]
+        Study.Activity.ENDINGS, slug="write-e", per=1, setups=[written]
     )
     ending_writer = qualified_writer(ending_study, 902)
     slot = services.ending_slots_hold(participant=ending_writer)[0]
