@@ -15,6 +15,7 @@ the example sentences here are ours.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, field
 
 SCALE = {
     1: "The displayed meaning is not plausible at all given the context.",
@@ -178,6 +179,8 @@ UI = {
     "show_guidelines": "Show guidelines for rating plausibility",
     "nonsensical": "Check this box if the text is nonsensical.",
     "comments": "Comments (optional)",
+    "missing": "Please select a plausibility from 1 to 5.",
+    "keys": "Keyboard: press 1\u20135 to choose, Enter for Next.",
 }
 
 PROLIFIC_COMPLETION_URL = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -187,3 +190,126 @@ def new_code() -> str:
     """A fresh Prolific-style completion code (8 upper-case letters and digits)."""
     alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
     return "".join(secrets.choice(alphabet) for _ in range(8))
+
+
+# --- relatedness (RAW-C) ---------------------------------------------------------------
+# Trott & Bergen 2021: a scale from 0 "totally unrelated" to 4 "same meaning". The paper
+# labels only the ends; the middle labels are ours.
+RELATEDNESS_SCALE = {
+    0: "Totally unrelated: the word means unrelated things in the two sentences.",
+    1: "Distantly related.",
+    2: "Somewhat related.",
+    3: "Closely related.",
+    4: "Same meaning: the word means the same thing in both sentences.",
+}
+
+RELATEDNESS_SCALE_INTRO = (
+    "Rate how related the meanings of the bold word are in the two sentences, from 0 "
+    '("totally unrelated") to 4 ("same meaning"):'
+)
+
+RELATEDNESS_GUIDELINES = """\
+# How related are the two meanings?
+
+Each item shows two sentences that use the same word, printed in **bold** in both. Think \
+about what the word means in each sentence, then rate how related the two meanings are.
+
+- **0: totally unrelated.** The word means unrelated things (e.g. a *bat* that flies and a \
+*bat* used in baseball).
+- **4: same meaning.** The word means the same thing in both sentences.
+- Use 1-3 for meanings in between: related, but not the same.
+
+Judge the meaning of the bold word only, not whether the sentences are about the same topic. \
+Some items check that you read carefully.
+"""
+
+# The paper's two catch trials (section 4): an identical pair must get "same meaning"; a
+# homonym across parts of speech (rose.v / rose.n) must get "totally unrelated".
+RELATEDNESS_CHECKS = [
+    {
+        "homonym": "dog",
+        "precontext": "The dog barked at the mailman.",
+        "sentence": "The dog barked at the mailman.",
+        "meaning": "Catch trial: identical sentences",
+        "expected": 4,
+        "tolerance": 0,
+        "in_qualification": False,
+    },
+    {
+        "homonym": "rose",
+        "precontext": "The sun rose over the hills.",
+        "sentence": "She put a red rose in the vase.",
+        "meaning": "Catch trial: homonym across parts of speech (rose.v, rose.n)",
+        "expected": 0,
+        "tolerance": 0,
+        "in_qualification": False,
+    },
+]
+
+RELATEDNESS_UI = {
+    "read": "Read the two sentences",
+    "focus": "The word in bold in both sentences:",
+    "question": "How related are the meanings of the bold word in the two sentences?",
+    "select": "Select how related the two meanings are.",
+    "show_guidelines": "Show guidelines for rating relatedness",
+    "nonsensical": "Check this box if a sentence is nonsensical.",
+    "comments": "Comments (optional)",
+    "missing": "Please select a relatedness from 0 to 4.",
+    "keys": "Keyboard: press 0\u20134 to choose, Enter for Next.",
+}
+
+# --- sense choice (FOOL, sensebench) -------------------------------------------------------
+SENSE_CHOICE_GUIDELINES = """\
+# Which meaning is used?
+
+Each item shows a sentence with one word in **bold** and a few meanings of that word. Choose \
+the meaning the word has in this sentence. Some sentences mention things that fit the other \
+meaning on purpose: decide by what the bold word itself refers to.
+"""
+
+SENSE_CHOICE_UI = {
+    "read": "Read the sentence",
+    "focus": "The word:",
+    "question": "Which meaning does the bold word have in this sentence?",
+    "select": "Select the meaning.",
+    "show_guidelines": "Show guidelines",
+    "nonsensical": "Check this box if the sentence is nonsensical.",
+    "comments": "Comments (optional)",
+    "missing": "Please select a meaning.",
+    "keys": "Keyboard: press 1, 2, \u2026 to choose, Enter for Next.",
+}
+
+
+@dataclass(frozen=True)
+class KindTexts:
+    """What a study of one task kind shows and starts with."""
+
+    scale: dict[int, str]
+    scale_intro: str
+    ui: dict[str, str]
+    guidelines: str
+    checks: list[dict] = field(default_factory=list)
+    attention_checks_per_batch: int = 1
+
+
+def for_kind(kind: str) -> KindTexts:
+    """The texts and defaults of a task kind (plausibility: the AmbiStory paper's)."""
+    if kind == "relatedness":
+        return KindTexts(
+            RELATEDNESS_SCALE,
+            RELATEDNESS_SCALE_INTRO,
+            RELATEDNESS_UI,
+            RELATEDNESS_GUIDELINES,
+            RELATEDNESS_CHECKS,
+            attention_checks_per_batch=2,
+        )
+    if kind == "sense_choice":
+        return KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0)
+    return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, QUALIFICATION, 1)
+
+
+def page_context(kind: str) -> dict:
+    """What the participant pages of a study of ``kind`` need: ``ui``, ``scale``,
+    ``scale_intro`` and ``kind``."""
+    texts = for_kind(kind)
+    return {"ui": texts.ui, "scale": texts.scale, "scale_intro": texts.scale_intro, "kind": kind}

@@ -4,7 +4,7 @@ from django import forms
 from django.db.models import QuerySet
 from django.forms import inlineformset_factory
 
-from annotations.models import Sample, Split
+from annotations.models import Sample, Split, TaskKind, score_range
 
 from . import defaults
 from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, Study
@@ -185,10 +185,20 @@ CheckQuestionFormSet = inlineformset_factory(
 
 
 class RatingForm(forms.Form):
+    """One answer. The scores offered follow the task kind: 1-5, 0-4, or the indices of the
+    item's candidate senses (``n_choices``)."""
+
     score = forms.TypedChoiceField(choices=SCORES, coerce=int, widget=forms.RadioSelect)
     nonsensical = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000, widget=forms.Textarea)
     shown_at = forms.DateTimeField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, kind: str = TaskKind.PLAUSIBILITY, n_choices: int = 0, **kwargs):
+        super().__init__(*args, **kwargs)
+        low, high = score_range(kind)
+        if kind == TaskKind.SENSE_CHOICE and n_choices:
+            high = min(high, low + n_choices - 1)
+        self.fields["score"].choices = [(n, str(n)) for n in range(low, high + 1)]
 
 
 class QualificationForm(forms.Form):

@@ -51,7 +51,7 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
         code = study.screenout_code
         ctx = _ctx(study, code=code, url=study.completion_url(code))
         return render(request, "studies/screened_out.html", ctx)
-    ctx = _ctx(study, form=form, scale=defaults.SCALE, scale_intro=defaults.SCALE_INTRO)
+    ctx = _ctx(study, form=form, **defaults.page_context(study.task_kind))
     return render(request, "studies/qualification.html", ctx)
 
 
@@ -63,7 +63,8 @@ def rate(request: HttpRequest, pk: int, pos: int) -> HttpResponse:
     items = selectors.preview_items(study)
     if not 0 <= pos < len(items):
         return redirect("studies:preview_done", study.pk)
-    form = RatingForm(request.POST or None)
+    n_choices = len(items[pos].choices)
+    form = RatingForm(request.POST or None, kind=study.task_kind, n_choices=n_choices)
     if request.method == "POST" and form.is_valid():
         if pos + 1 < len(items):
             return redirect("studies:preview_rate", study.pk, pos + 1)
@@ -75,9 +76,7 @@ def rate(request: HttpRequest, pk: int, pos: int) -> HttpResponse:
         pos=pos,
         total=len(items),
         finished=pos,
-        ui=defaults.UI,
-        scale=defaults.SCALE,
-        scale_intro=defaults.SCALE_INTRO,
+        **defaults.page_context(study.task_kind),
         back=pos - 1 if pos > 0 else None,
         seconds_left=study.time_limit_minutes * 60,
     )

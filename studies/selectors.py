@@ -4,7 +4,7 @@ answers: no means, no other raters' answers, no model scores."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import NamedTuple
@@ -19,9 +19,13 @@ from annotations.models import (
     Rating,
     Sample,
     Sense,
+    SenseCandidate,
+    SentencePair,
     Setup,
     Story,
+    TaskKind,
 )
+from annotations.sensechoice import TARGET
 
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 
@@ -41,10 +45,56 @@ class Item:
     nonsensical: bool
     comment: str
     started_at: datetime | None
+    sample_id: int | None = None  # None: an attention check
+    target: str = ""  # the word to mark in the text (relatedness, sense choice)
+    choices: list[Choice] = field(default_factory=list)  # sense choice
+    other_meaning: str = ""  # a two-meaning check (CheckQuestion.other_meaning)
 
     @property
     def answered(self) -> bool:
         return self.score is not None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A candidate sense as a participant sees it; ``index`` is the answer's score."""
+
+    index: int
+    gloss: str
+    synonyms: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+
+def with_kind_details(items: list[Item], kind: str) -> list[Item]:
+    """Fill in what the task kind shows besides the story: the marked word (relatedness,
+    sense choice) and the candidate senses (sense choice). Two queries at most. A check
+    item marks its ``homonym`` and, in a sense-choice study, offers its meaning (0) and
+    its other meaning (1)."""
+    if kind == TaskKind.PLAUSIBILITY:
+        return items
+    ids = [item.sample_id for item in items if item.sample_id is not None]
+    targets: dict[int, str] = {}
+    if kind == TaskKind.RELATEDNESS:
+        pairs = SentencePair.objects.filter(sample_id__in=ids)
+        targets = dict(pairs.values_list("sample_id", "target"))
+    choices: dict[int, list[Choice]] = {}
+    if kind == TaskKind.SENSE_CHOICE:
+        for c in SenseCandidate.objects.filter(sample_id__in=ids).order_by("sample_id", "index"):
+            choice = Choice(c.index, c.gloss, tuple(c.synonyms), tuple(c.examples))
+            choices.setdefault(c.sample_id, []).append(choice)
+    for item in items:
+        item.target = targets.get(item.sample_id, item.homonym) if item.sample_id else item.homonym
+        if kind == TaskKind.SENSE_CHOICE:
+            marked = TARGET.search(item.sentence)
+            item.target = marked.group(1) if marked else item.homonym
+            own = choices.get(item.sample_id, [])
+            item.choices = own if item.sample_id else _check_choices(item)
+    return items
+
+
+def _check_choices(item: Item) -> list[Choice]:
+    other = [Choice(1, item.other_meaning)] if item.other_meaning else []
+    return [Choice(0, item.meaning), *other]
 
 
 def batch_items(participant: Participant) -> list[Item]:
@@ -63,6 +113,7 @@ def batch_items(participant: Participant) -> list[Item]:
     items = [_sample_item(slot, ratings.get(slot.sample_id)) for slot in slots]
     checks = AttentionAnswer.objects.filter(participant=participant).select_related("question")
     items += [_check_item(check) for check in checks]
+    items = with_kind_details(items, participant.study.task_kind)
     return sorted(items, key=lambda item: item.position)
 
 
@@ -81,6 +132,7 @@ def _sample_item(slot: Slot, rating: Rating | None) -> Item:
         nonsensical=rating.nonsensical if rating else False,
         comment=rating.comment if rating else "",
         started_at=rating.started_at if rating else None,
+        sample_id=sample.pk,
     )
 
 
@@ -98,6 +150,7 @@ def _check_item(check: AttentionAnswer) -> Item:
         nonsensical=check.nonsensical,
         comment=check.comment,
         started_at=check.started_at,
+        other_meaning=q.other_meaning,
     )
 
 
@@ -231,7 +284,7 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
     if kind == "s":
         sql = (
             "SELECT h.form, st.precontext, st.sentence, sy.ending, se.gloss,"
-            " se.example_sentence, r.score, r.nonsensical, r.comment"
+            " se.example_sentence, r.score, r.nonsensical, r.comment, ''"
             f" FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
             f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
             f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
@@ -244,17 +297,17 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
     else:
         sql = (
             "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
-            " q.example_sentence, a.score, a.nonsensical, a.comment"
+            " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning"
             f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
             " WHERE a.id = %s"
         )
         params = [pk]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        homonym, pre, sentence, ending, meaning, example, score, nonsense, comment = (
+        homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = (
             cursor.fetchone()
         )
-    return Item(
+    item = Item(
         position=position,
         homonym=homonym,
         precontext=pre,
@@ -266,7 +319,10 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
         nonsensical=bool(nonsense),
         comment=comment or "",
         started_at=None,
+        sample_id=row.sample_id,
+        other_meaning=other or "",
     )
+    return with_kind_details([item], participant.study.task_kind)[0]
 
 
 # --- researcher reads ------------------------------------------------------------------
@@ -411,6 +467,7 @@ def preview_items(study: Study) -> list[Item]:
                 nonsensical=False,
                 comment="",
                 started_at=None,
+                sample_id=sample.pk,
             )
         )
         if len(items) >= study.samples_per_participant:
@@ -421,7 +478,7 @@ def preview_items(study: Study) -> list[Item]:
         items.insert(at, _check_item(AttentionAnswer(question=q, position=0)))
     for pos, item in enumerate(items):
         item.position = pos
-    return items
+    return with_kind_details(items, study.task_kind)
 
 
 def duration_estimate(study: Study) -> int:

@@ -19,7 +19,14 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from annotations.models import Rater, RaterExclusion, Rating, Sample
+from annotations.models import (
+    Rater,
+    RaterExclusion,
+    Rating,
+    Sample,
+    SenseCandidate,
+    TaskKind,
+)
 from annotations.services import rater_exclude, rater_include
 
 from . import defaults
@@ -79,10 +86,12 @@ def study_create(
 ) -> Study:
     """A draft study with the paper's guidelines, qualification questions and fresh codes
     unless ``fields`` says otherwise."""
-    fields.setdefault("guidelines", defaults.GUIDELINES)
+    kind = defaults.for_kind(fields.get("task_kind", TaskKind.PLAUSIBILITY))
+    fields.setdefault("guidelines", kind.guidelines)
     fields.setdefault("completion_code", defaults.new_code())
     fields.setdefault("screenout_code", defaults.new_code())
-    questions = fields.pop("questions", None) or defaults.QUALIFICATION
+    fields.setdefault("attention_checks_per_batch", kind.attention_checks_per_batch)
+    questions = fields.pop("questions", None) or kind.checks
     study = Study.objects.create(title=title, slug=slug, created_by=by, **fields)
     CheckQuestion.objects.bulk_create(
         CheckQuestion(study=study, order=i, **q) for i, q in enumerate(questions)
@@ -386,6 +395,7 @@ def _item_save(participant: Participant, position: int, answer: Answer) -> int |
     if not row.answered and position != still_open[0]:
         raise StudyError("Please answer the items in order.")
     if row.kind == "s":
+        _check_choice(participant.study, row.sample_id, answer.score)
         _save_rating(participant, row, answer)
     else:
         _save_check(participant, position, answer)
@@ -418,6 +428,15 @@ def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> Non
         _rating_write(cursor, participant, row.sample_id, answer, now)
     if row.status == Slot.Status.VOID and not _is_excluded(participant):
         slots_restore(participant)  # included again while still rating: count this one
+
+
+def _check_choice(study: Study, sample_id: int | None, score: int) -> None:
+    """A sense-choice answer names one of the sample's candidates (the form only knows the
+    kind's range)."""
+    if study.task_kind != TaskKind.SENSE_CHOICE:
+        return
+    if not SenseCandidate.objects.filter(sample_id=sample_id, index=score).exists():
+        raise StudyError("Please choose one of the meanings shown.")
 
 
 def _is_excluded(participant: Participant) -> bool:

@@ -304,12 +304,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
                 pass
             participant.refresh_from_db()
             return redirect(_where(participant))
-    ctx = {
-        "study": study,
-        "form": form,
-        "scale": defaults.SCALE,
-        "scale_intro": defaults.SCALE_INTRO,
-    }
+    ctx = {"study": study, "form": form, **defaults.page_context(study.task_kind)}
     return render(request, "studies/qualification.html", ctx)
 
 
@@ -351,7 +346,7 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     if other:  # e.g. the last item sent twice: nothing is stored, the code page is shown
         return other
     if request.method == "POST":
-        form = RatingForm(request.POST)
+        form = RatingForm(request.POST, kind=study.task_kind)
         if form.is_valid():
             return _save(request, study, participant, pos, form)
     rows = selectors.batch_rows(participant.pk)
@@ -361,7 +356,7 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
         return redirect(_where(participant))
     item = selectors.batch_item(participant, row)
     if request.method == "GET":
-        form = RatingForm(initial=_initial(item))
+        form = RatingForm(initial=_initial(item), kind=study.task_kind)
     done = sum(1 for row in rows if row[1])
     ctx = {
         "study": study,
@@ -370,9 +365,7 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
         "pos": pos,
         "total": len(rows),
         "finished": done,
-        "ui": defaults.UI,
-        "scale": defaults.SCALE,
-        "scale_intro": defaults.SCALE_INTRO,
+        **defaults.page_context(study.task_kind),
         "back": pos - 1 if pos > 0 else None,
         "seconds_left": _seconds_left(participant),
     }

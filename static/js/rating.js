@@ -1,4 +1,4 @@
-// Rating page: keys 1-5 choose a score, Enter submits (Next), the guidelines open in a dialog,
+// Rating page: digit keys choose a score (1-5, 0-4 or the n-th sense), Enter submits (Next), the guidelines open in a dialog,
 // the time left counts down (a warning near the end; at zero the page reloads and the server
 // shows what happens next). The form posts normally, so a reload never loses a saved answer.
 (function () {
@@ -36,8 +36,8 @@
       event.preventDefault();
       form.classList.add("needs-score");
       // an alert region: screen readers announce the new text
-      if (message) message.textContent = "Please select a plausibility from 1 to 5.";
-      var first = document.getElementById("score-1");
+      if (message) message.textContent = message.dataset.text || "Please select an answer.";
+      var first = form.querySelector('input[name="score"]');
       if (first) first.focus();
       return;
     }
@@ -48,8 +48,11 @@
   document.addEventListener("keydown", function (event) {
     if (dialog.open || event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(event.target)) return;
-    if (event.key >= "1" && event.key <= "5") {
-      var radio = document.getElementById("score-" + event.key);
+    // a digit picks the radio whose data-key (sense choice: 1, 2, ...) or value is that digit
+    var radio = event.key.length === 1 && event.key >= "0" && event.key <= "9" &&
+      (form.querySelector('input[name="score"][data-key="' + event.key + '"]') ||
+       form.querySelector('input[name="score"][value="' + event.key + '"]:not([data-key])'));
+    if (radio) {
       radio.checked = true;
       radio.focus();
       clearMessage();

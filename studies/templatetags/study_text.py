@@ -10,6 +10,8 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from annotations.sensechoice import TARGET
+
 register = template.Library()
 
 BOLD = re.compile(r"\*\*(.+?)\*\*")
@@ -95,4 +97,37 @@ def scale_list(scale: dict) -> SafeString:
 def _scale_list(items: tuple[tuple[int, str], ...]) -> SafeString:
     return mark_safe(  # noqa: S308 - format_html escapes every value
         "".join(format_html("<li><strong>{}:</strong> {}</li>", n, text) for n, text in items)
+    )
+
+
+@register.simple_tag
+def mark_word(text: str, word: str) -> SafeString:
+    """``text`` escaped, with the first whole-word use of ``word`` (any case; a longer form
+    starting with it, e.g. "bats" for "bat", when there is none) in ``<strong>``."""
+    if word:
+        for pattern in (rf"\b{re.escape(word)}\b", rf"\b{re.escape(word)}\w*"):
+            found = re.search(pattern, text, flags=re.IGNORECASE)
+            if found:
+                start, end = found.span()
+                return format_html(
+                    '{}<strong class="target">{}</strong>{}',
+                    text[:start],
+                    text[start:end],
+                    text[end:],
+                )
+    return format_html("{}", text)
+
+
+@register.simple_tag
+def mark_target(text: str, word: str = "") -> SafeString:
+    """A sense-choice context: its ``<t>...</t>`` target in ``<strong>``, the rest escaped
+    (a text without the marker marks ``word`` like :func:`mark_word`)."""
+    found = TARGET.search(text)
+    if found is None:
+        return mark_word(text, word)
+    return format_html(
+        '{}<strong class="target">{}</strong>{}',
+        text[: found.start()],
+        found.group(1),
+        text[found.end() :],
     )

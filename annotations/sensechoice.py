@@ -1,0 +1,233 @@
+"""Import of sense-choice items (format ``ambisite-sense-choice-v1``, docs/task-kinds.md).
+
+One JSON object: ``dataset``, ``title``, ``split``, optional ``source``/``licence``, an
+optional sense inventory ``senses`` ({lemma: [candidate, ...]}) and ``items``. An item has
+``id``, ``lemma``, ``context`` with the target marked once as ``<t>...</t>`` (as in the
+sensebench prompts), optional ``set``, ``candidates`` (else the lemma's inventory) and
+``gold`` (a candidate's ``key`` or its 0-based index). A candidate has ``gloss`` and optional
+``key``, ``synonyms`` and ``examples``. Parsed to dataclasses first, then written in one
+transaction; importing the same file again creates nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from .models import (
+    SENSE_CANDIDATES_MAX,
+    Dataset,
+    Homonym,
+    Sample,
+    Sense,
+    SenseCandidate,
+    Setup,
+    Split,
+    Story,
+    TaskKind,
+)
+
+FORMAT = "ambisite-sense-choice-v1"
+TARGET = re.compile(r"<t>(.+?)</t>")
+
+
+class SenseChoiceFormatError(ValueError):
+    """A file that does not follow the format; the message names the item and field."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    gloss: str
+    key: str = ""
+    synonyms: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    lemma: str
+    context: str
+    candidates: tuple[Candidate, ...]
+    gold: int
+    item_set: str = ""
+
+    @property
+    def target(self) -> str:
+        found = TARGET.search(self.context)
+        return found.group(1) if found else self.lemma
+
+
+@dataclass(frozen=True)
+class SenseChoiceData:
+    dataset: str
+    title: str
+    split: str
+    source: str
+    licence: str
+    senses: dict[str, tuple[Candidate, ...]]
+    items: list[Item]
+
+
+@dataclass(frozen=True)
+class SenseChoiceReport:
+    items: int
+    items_created: int
+    sets: dict[str, int]
+
+
+def split_target(context: str) -> tuple[str, str, str]:
+    """(before, target, after) of a context with one ``<t>...</t>`` marker."""
+    found = TARGET.search(context)
+    if found is None:
+        raise ValueError("no <t>...</t> marker")
+    return context[: found.start()], found.group(1), context[found.end() :]
+
+
+def _strings(value, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SenseChoiceFormatError(f"{where}: expected a list of strings")
+    return tuple(value)
+
+
+def _candidate(raw, where: str) -> Candidate:
+    if not isinstance(raw, dict) or not isinstance(raw.get("gloss"), str) or not raw["gloss"]:
+        raise SenseChoiceFormatError(f"{where}: a candidate needs a gloss")
+    return Candidate(
+        gloss=raw["gloss"],
+        key=str(raw.get("key", "")),
+        synonyms=_strings(raw.get("synonyms", []), f"{where} synonyms"),
+        examples=_strings(raw.get("examples", []), f"{where} examples"),
+    )
+
+
+def _gold(raw, candidates: tuple[Candidate, ...], where: str) -> int:
+    if isinstance(raw, int) and not isinstance(raw, bool) and 0 <= raw < len(candidates):
+        return raw
+    keys = [c.key for c in candidates]
+    if isinstance(raw, str) and raw in keys:
+        return keys.index(raw)
+    raise SenseChoiceFormatError(f"{where}: gold {raw!r} names no candidate")
+
+
+def _item(raw, senses: dict[str, tuple[Candidate, ...]], n: int) -> Item:
+    if not isinstance(raw, dict):
+        raise SenseChoiceFormatError(f"item {n}: not an object")
+    where = f"item {raw.get('id', n)}"
+    for name in ("id", "lemma", "context"):
+        if not isinstance(raw.get(name), str) or not raw[name].strip():
+            raise SenseChoiceFormatError(f"{where}: field '{name}' must be a non-empty string")
+    if len(TARGET.findall(raw["context"])) != 1:
+        raise SenseChoiceFormatError(f"{where}: context must mark the target once as <t>...</t>")
+    if "candidates" in raw:
+        if not isinstance(raw["candidates"], list):
+            raise SenseChoiceFormatError(f"{where}: candidates must be a list")
+        candidates = tuple(_candidate(c, where) for c in raw["candidates"])
+    else:
+        candidates = senses.get(raw["lemma"], ())
+    if not 2 <= len(candidates) <= SENSE_CANDIDATES_MAX:
+        raise SenseChoiceFormatError(
+            f"{where}: needs 2 to {SENSE_CANDIDATES_MAX} candidates, has {len(candidates)}"
+        )
+    return Item(
+        id=raw["id"],
+        lemma=raw["lemma"],
+        context=raw["context"],
+        candidates=candidates,
+        gold=_gold(raw.get("gold"), candidates, where),
+        item_set=str(raw.get("set", "")),
+    )
+
+
+def parse_sense_choice(doc) -> SenseChoiceData:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise SenseChoiceFormatError(f'the file must be an object with "format": "{FORMAT}"')
+    for name in ("dataset", "title", "split"):
+        if not isinstance(doc.get(name), str) or not doc[name]:
+            raise SenseChoiceFormatError(f"field '{name}' must be a non-empty string")
+    senses = {
+        lemma: tuple(_candidate(c, f"senses of {lemma}") for c in pair)
+        for lemma, pair in (doc.get("senses") or {}).items()
+    }
+    items = [_item(raw, senses, n) for n, raw in enumerate(doc.get("items") or [])]
+    if len({item.id for item in items}) != len(items):
+        raise SenseChoiceFormatError("two items have the same id")
+    return SenseChoiceData(
+        dataset=doc["dataset"],
+        title=doc["title"],
+        split=doc["split"],
+        source=str(doc.get("source", "")),
+        licence=str(doc.get("licence", "")),
+        senses=senses,
+        items=items,
+    )
+
+
+def load_sense_choice(path: str | Path) -> SenseChoiceData:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise SenseChoiceFormatError(f"not JSON: {exc}") from None
+    return parse_sense_choice(doc)
+
+
+@transaction.atomic
+def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
+    """Write the inventory (as senses of each lemma) and the items (as sense-choice samples
+    with their candidates); items already in the split are kept as they are."""
+    ds, _ = Dataset.objects.get_or_create(
+        name=data.dataset,
+        defaults={
+            "title": data.title[:200],
+            "task_kind": TaskKind.SENSE_CHOICE,
+            "source": data.source[:300],
+            "licence": data.licence[:200],
+        },
+    )
+    if ds.task_kind != TaskKind.SENSE_CHOICE:
+        raise SenseChoiceFormatError(f"dataset {ds.name} exists with task kind {ds.task_kind}")
+    split, _ = Split.objects.get_or_create(dataset=ds, name=data.split)
+    for lemma, candidates in data.senses.items():
+        homonym, _ = Homonym.objects.get_or_create(form=lemma)
+        for c in candidates:
+            Sense.objects.get_or_create(homonym=homonym, gloss=c.gloss, example_sentence="")
+    existing = set(Sample.objects.filter(split=split).values_list("dataset_id", flat=True))
+    created = 0
+    for position, item in enumerate(data.items):
+        if item.id not in existing:
+            _item_create(split, position, item)
+            created += 1
+    sets: dict[str, int] = {}
+    for item in data.items:
+        sets[item.item_set] = sets.get(item.item_set, 0) + 1
+    return SenseChoiceReport(items=len(data.items), items_created=created, sets=sets)
+
+
+def _item_create(split: Split, position: int, item: Item) -> None:
+    homonym, _ = Homonym.objects.get_or_create(form=item.lemma)
+    setup, _ = Setup.objects.get_or_create(homonym=homonym, precontext="", sentence=item.context)
+    story, _ = Story.objects.get_or_create(setup=setup, ending="")
+    sample = Sample.objects.create(
+        split=split,
+        story=story,
+        sense=None,
+        item_set=item.item_set,
+        dataset_id=item.id,
+        position=position,
+    )
+    SenseCandidate.objects.bulk_create(
+        SenseCandidate(
+            sample=sample,
+            index=i,
+            key=c.key,
+            gloss=c.gloss,
+            synonyms=list(c.synonyms),
+            examples=list(c.examples),
+            is_gold=i == item.gold,
+        )
+        for i, c in enumerate(item.candidates)
+    )

@@ -1,0 +1,78 @@
+"""Relatedness and sense-choice studies on the same machinery: batches, catch trials, the
+answers each kind accepts."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations.models import Rating, RaterExclusion, TaskKind
+from studies import services
+from studies.selectors import batch_items
+
+from .helpers import pid
+from .kinds_helpers import fool_samples, open_kind_study, rawc_samples
+
+pytestmark = pytest.mark.django_db
+
+
+def _arrive(study, n: int = 1):
+    participant = services.participant_arrive(study=study, pid=pid(n), resume_hash=f"h{n}")
+    assert services.participant_qualify(participant=participant, answers={})  # no test
+    return participant
+
+
+def test_a_relatedness_study_starts_with_the_papers_two_catch_trials():
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    checks = {q.homonym: (q.precontext == q.sentence, q.expected) for q in study.check_questions.all()}
+    assert checks == {"dog": (True, 4), "rose": (False, 0)}
+    assert study.attention_checks_per_batch == 2
+    assert "totally unrelated" in study.guidelines
+
+
+def test_a_relatedness_batch_marks_the_word_and_takes_0_to_4():
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    participant = _arrive(study)
+    items = batch_items(participant)
+    assert len(items) == 6
+    sample_item = next(item for item in items if item.sample_id)
+    assert sample_item.target.lower() in sample_item.precontext.lower()
+    services.item_save(
+        participant=participant, position=sample_item.position, answer=services.Answer(score=0)
+    )
+    rating = Rating.objects.get(rater=participant.rater)
+    assert (rating.kind, rating.score) == (TaskKind.RELATEDNESS, 0)
+
+
+def test_a_failed_catch_trial_excludes_the_participant():
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    participant = _arrive(study)
+    identical = participant.attention_answers.get(question__homonym="dog")
+    for item in batch_items(participant):
+        if item.position == identical.position:
+            break
+        score = 0 if item.sample_id is None else 2
+        services.item_save(
+            participant=participant, position=item.position, answer=services.Answer(score=score)
+        )
+    services.item_save(
+        participant=participant, position=identical.position, answer=services.Answer(score=2)
+    )
+    assert RaterExclusion.objects.filter(rater=participant.rater).exists()
+
+
+def test_a_sense_choice_batch_offers_the_candidates_and_refuses_another_index():
+    study = open_kind_study(TaskKind.SENSE_CHOICE, fool_samples("1"))
+    participant = _arrive(study)
+    items = batch_items(participant)
+    assert len(items) == 4 and all(len(item.choices) == 2 for item in items)
+    first = items[0]
+    assert first.target and f"<t>{first.target}</t>" in first.sentence
+    with pytest.raises(services.StudyError, match="meanings shown"):
+        services.item_save(participant=participant, position=0, answer=services.Answer(score=5))
+    services.item_save(participant=participant, position=0, answer=services.Answer(score=1))
+    assert Rating.objects.get(rater=participant.rater).kind == TaskKind.SENSE_CHOICE
+
+
+def test_a_plausibility_study_refuses_relatedness_pairs():
+    with pytest.raises(services.StudyError):
+        services.study_create(title="t", slug="t", samples=rawc_samples(2))
