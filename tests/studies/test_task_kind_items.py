@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotations.models import Rating, RaterExclusion, TaskKind
+from annotations.models import RaterExclusion, Rating, TaskKind
 from studies import services
 from studies.selectors import batch_items
 
@@ -23,7 +23,9 @@ def _arrive(study, n: int = 1):
 
 def test_a_relatedness_study_starts_with_the_papers_two_catch_trials():
     study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
-    checks = {q.homonym: (q.precontext == q.sentence, q.expected) for q in study.check_questions.all()}
+    checks = {
+        q.homonym: (q.precontext == q.sentence, q.expected) for q in study.check_questions.all()
+    }
     assert checks == {"dog": (True, 4), "rose": (False, 0)}
     assert study.attention_checks_per_batch == 2
     assert "totally unrelated" in study.guidelines
