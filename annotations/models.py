@@ -20,13 +20,15 @@ SCORE_MAX = 5
 
 
 class TaskKind(models.TextChoices):
-    """What a judgment is. Samples have the kind of their dataset; a study has one kind
+    """What a judgment is: the plausibility of a sense in a story (1-5), the relatedness of
+    a word's meanings across two sentences (0-4), or a choice among N candidate senses.
+    Samples have the kind of their dataset; a study has one kind
     and only samples of that kind; a rating's ``score`` reads by the kind (see
     :data:`SCORE_RANGES`)."""
 
-    PLAUSIBILITY = "plausibility", "Sense plausibility in a story (1-5)"
-    RELATEDNESS = "relatedness", "Relatedness of a word across two sentences (0-4)"
-    SENSE_CHOICE = "sense_choice", "Choose one of N candidate senses"
+    PLAUSIBILITY = "plausibility", "Plausibility (1-5)"
+    RELATEDNESS = "relatedness", "Relatedness (0-4)"
+    SENSE_CHOICE = "sense_choice", "Sense choice"
 
 
 # Inclusive score range per kind. Relatedness is RAW-C's 0 "totally unrelated" .. 4 "same
