@@ -39,6 +39,11 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
         {"encoder": "none", "with_level": False, "cache": CACHE},
         "MiniLM pair features + ridge ranker, calibrated on grouped OOF scores of the fit folds",
     ),
+    "quality-frozen-nohub": (
+        "quality",
+        {"encoder": "none", "with_hub": False, "cache": CACHE},
+        "ranker + level without the hubness-corrected similarities",
+    ),
     "quality-frozen": (
         "quality",
         {"encoder": "none", "cache": CACHE},
@@ -50,7 +55,7 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
         "ranker + level + bi-encoder fine-tuned on the fit folds (w=0.5): the shipped predictor",
     ),
 }
-CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen")
+CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen-nohub", "quality-frozen")
 
 
 def main() -> None:

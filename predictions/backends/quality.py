@@ -60,7 +60,7 @@ class QualityBackend(PredictorBackend):
     split, or reuse the one already fine-tuned on it), ``"none"`` (frozen features only),
     a TrainedModel id or a model directory; ``cache`` (feature cache folder, optional);
     ``with_level`` (the story-level ridge; default on, measured better on dev);
-    ``batch_size`` (96)."""
+    ``with_hub`` (the hubness-corrected similarities; default on); ``batch_size`` (96)."""
 
     name = "quality"
     version = "2"
@@ -73,15 +73,21 @@ class QualityBackend(PredictorBackend):
         model: int | None = None,
         cache: str = "",
         with_level: bool = True,
+        with_hub: bool = True,
         encoder: str | int = "train",
         batch_size: int = 96,
     ):
         super().__init__(
-            path=path, model=model, cache=cache, with_level=with_level, encoder=encoder
+            path=path,
+            model=model,
+            cache=cache,
+            with_level=with_level,
+            with_hub=with_hub,
+            encoder=encoder,
         )
         if isinstance(encoder, str) and not encoder:
             raise ValueError('encoder: give "train", "none", a trained model id or a directory')
-        self.with_level = bool(with_level)
+        self.with_level, self.with_hub = bool(with_level), bool(with_hub)
         self.path, self.model_id, self.cache = path, model, cache or None
         self.encoder = encoder
         self.batch_size = int(batch_size)
@@ -116,6 +122,7 @@ class QualityBackend(PredictorBackend):
             self.predictor = QualityPredictor(cache_dir=self.cache).fit(
                 fit_samples,
                 with_level=self.with_level,
+                with_hub=self.with_hub,
                 cross_encoder=self.encoder_dir,
                 ce_weight=FINETUNE_WEIGHT,
             )

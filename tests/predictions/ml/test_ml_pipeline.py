@@ -183,3 +183,14 @@ def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
     assert all(r["average"] == "(???)" for r in redacted)
     lone = qp.predict(redacted[:1])  # a story without its other sense still gets a score
     assert len(lone) == 1 and 1.0 <= lone[0] <= 5.0
+
+
+def test_quality_backend_can_leave_out_the_hubness_corrected_features(tmp_path, samples):
+    from predictions.backends.quality import QualityBackend
+
+    backend = QualityBackend(encoder="none", with_hub=False, cache=str(tmp_path / "cache"))
+    backend.prepare(samples)
+    assert backend.predictor.reference is None  # no hubness reference, plain features only
+    scores = [o.score for o in backend.predict_batch(_redacted(samples))]
+    assert len(scores) == len(samples) and all(1.0 <= s <= 5.0 for s in scores)
+    assert backend.params["with_hub"] is False
