@@ -47,6 +47,8 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         answers = form.answers()
         if all(q.accepts(answers[q.pk]) for q in questions):
+            if study.is_writing:  # the writing app's preview of Figure 2 or 3
+                return redirect("writing:preview", study.pk)
             return redirect("studies:preview_rate", study.pk, 0)
         code = study.screenout_code
         ctx = _ctx(study, code=code, url=study.completion_url(code))

@@ -220,6 +220,7 @@ RULES: dict[str, dict[str, Callable]] = {
             "writing:ending",
             "writing:setups",
             "writing:export",
+            "writing:preview",
         )
     },
     "writing:pair_flag": POST_ONLY_SITE,
@@ -304,6 +305,7 @@ def world(django_user_model):
         "pair_pk": written["pair_pk"],
         "sentence_pk": written["sentence_pk"],
         "ending_pk": written["ending_pk"],
+        "study_pk": written["sentence_study"].pk,
         "slug": study.slug,
         "participant_pk": participant.pk,
         "pos": 0,

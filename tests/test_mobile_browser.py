@@ -107,6 +107,7 @@ def world(researcher, dev_json):
         "pair_pk": written["pair_pk"],
         "sentence_pk": written["sentence_pk"],
         "ending_pk": written["ending_pk"],
+        "study_pk": written["ending_study"].pk,
         "studies": study.pk,
         "runs:trained_model": trained.pk,
         "runs": runs[0].pk,
@@ -118,7 +119,10 @@ def world(researcher, dev_json):
         "slug": "rating-histogram",
     }
     # the same page in other states, beside the one the URL conf's parameters give
-    more = {"runs:detail": [f"/runs/{failed.pk}/", f"/runs/{running.pk}/"]}
+    more = {
+        "runs:detail": [f"/runs/{failed.pk}/", f"/runs/{running.pk}/"],
+        "writing:preview": [f"/writing/studies/{written['sentence_study'].pk}/preview/"],
+    }
     return {"values": values, "study": study.pk, "more": more}
 
 

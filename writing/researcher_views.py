@@ -4,15 +4,17 @@ service, and redirect or render."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite.access import researcher_required
 from studies.models import Study
 
-from . import exporters, importers, selectors, services
+from . import defaults, exporters, importers, rules, selectors, services
 from .diffs import word_diff
 from .forms import (
     GenerateForm,
@@ -328,3 +330,59 @@ def _int(value) -> int:
         return int(value)
     except (TypeError, ValueError):
         return 0
+
+
+@researcher_required
+@require_http_methods(["GET", "POST"])
+def preview(request: HttpRequest, study_pk: int) -> HttpResponse:
+    """The writing page of a writing study as its writers see it (Figure 2 or 3), with a
+    word from the pool or the study's first story. Next checks the text with the same rules
+    and stores nothing."""
+    study = get_object_or_404(Study.objects.exclude(activity=Study.Activity.RATING), pk=study_pk)
+    text = request.POST.get("text", "").strip()
+    if study.activity == Study.Activity.SENTENCES:
+        return _preview_sentence(request, study, text)
+    slot = study.ending_slots.order_by("id").first()
+    if slot is None:
+        messages.error(request, "This ending study has no stories.")
+        return redirect("studies:detail", study.pk)
+    (row,) = selectors.ending_rows(None, [slot])
+    error = rules.ending_problem(text, row.homonym) if request.method == "POST" else ""
+    row.slot.draft = text
+    ctx = {
+        "study": study,
+        "row": row,
+        "done": 0,
+        "total": study.samples_per_participant,
+        "ui": defaults.ENDING_UI,
+        "error": error or "",
+        "preview": True,
+        "saved": request.method == "POST" and not error,
+    }
+    return render(request, "writing/write_ending.html", ctx)
+
+
+def _preview_sentence(request, study: Study, text: str) -> HttpResponse:
+    pairs = SensePair.objects.filter(excluded=False).select_related("homonym", "sense_a", "sense_b")
+    pair = pairs.filter(pk=_int(request.POST.get("draw") or request.GET.get("pair"))).first()
+    if request.POST.get("action") == "skip" or pair is None:
+        pair = pairs.order_by("?").first()
+        text = ""
+    if pair is None:
+        messages.error(request, "The pool is empty: add pairs first.")
+        return redirect("writing:pool")
+    error = ""
+    if request.method == "POST" and request.POST.get("action") != "skip":
+        error = rules.sentence_problem(text, pair.homonym.form) or ""
+    ctx = {
+        "study": study,
+        "pair": pair,
+        "draw": SimpleNamespace(pk=pair.pk, draft=text),
+        "done": 0,
+        "total": study.samples_per_participant,
+        "ui": defaults.SENTENCE_UI,
+        "error": error,
+        "preview": True,
+        "saved": request.method == "POST" and bool(text) and not error,
+    }
+    return render(request, "writing/write_sentence.html", ctx)

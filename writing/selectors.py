@@ -27,13 +27,16 @@ class EndingRow:
     written: bool
 
 
-def ending_rows(participant: Participant, slots: list[EndingSlot]) -> list[EndingRow]:
-    """The writer's held slots in order with their texts and whether each is written."""
+def ending_rows(participant: Participant | None, slots: list[EndingSlot]) -> list[EndingRow]:
+    """The writer's held slots in order with their texts and whether each is written
+    (``participant`` None: a preview, nothing written)."""
     ids = [s.pk for s in slots]
     written = set(
         Ending.objects.filter(participant=participant, slot_id__in=ids).values_list(
             "slot_id", flat=True
         )
+        if participant
+        else []
     )
     full = EndingSlot.objects.filter(pk__in=ids).select_related(
         "sense",
@@ -69,7 +72,16 @@ def pool() -> QuerySet[SensePair]:
 def writing_studies() -> QuerySet[Study]:
     return (
         Study.objects.exclude(activity=Study.Activity.RATING)
-        .annotate(n_participants=Count("participants", distinct=True))
+        .annotate(
+            n_participants=Count("participants", distinct=True),
+            n_finished=Count(
+                "participants",
+                filter=Q(participants__status=Participant.Status.FINISHED),
+                distinct=True,
+            ),
+            n_sentences=Count("participants__sentences", distinct=True),
+            n_endings=Count("participants__endings", distinct=True),
+        )
         .order_by("-created_at")
     )
 

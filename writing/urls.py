@@ -13,6 +13,7 @@ urlpatterns = [
     path("endings/<int:ending_pk>/", researcher_views.ending_detail, name="ending"),
     path("setups/", researcher_views.setups, name="setups"),
     path("export.json", researcher_views.export, name="export"),
+    path("studies/<int:study_pk>/preview/", researcher_views.preview, name="preview"),
 ]
 
 # Mounted at /s/ under the namespace "write" (see ambisite/urls.py), beside the studies

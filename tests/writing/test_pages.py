@@ -145,3 +145,33 @@ def test_a_precontext_is_generated_through_the_named_endpoint_and_accepted(
     assert b"One. Two. Three." in client.get(url).content
     client.post(url, {"action": "accept_precontext", "precontext": row.pk})
     assert Sentence.objects.get().written.setup.precontext == "One. Two. Three."
+
+
+def test_the_preview_shows_both_writing_pages_checks_texts_and_stores_nothing(client, researcher):
+    world = writing_world(researcher)
+    client.force_login(researcher)
+    sentences, endings = world["sentence_study"], world["ending_study"]
+    page = client.get(reverse("studies:preview_qualification", args=[sentences.pk]))
+    assert b"most plausible meaning" in page.content
+    answers = {f"q{q.pk}": q.expected for q in sentences.check_questions.all()}
+    passed = client.post(reverse("studies:preview_qualification", args=[sentences.pk]), answers)
+    assert passed["Location"] == reverse("writing:preview", args=[sentences.pk])
+    url = reverse("writing:preview", args=[sentences.pk])
+    page = client.get(url)
+    assert b"A different word, please!" in page.content and b"preview-flag" in page.content
+    pair = SensePair.objects.get(pk=page.context["pair"].pk)
+    word = pair.homonym.form
+    before = (Draw.objects.count(), Sentence.objects.count())
+    refused = client.post(url, {"draw": pair.pk, "text": f"{word} and {word}, twice over."})
+    assert b"exactly once" in refused.content
+    fine = client.post(url, {"draw": pair.pk, "text": SENTENCES[word]})
+    assert b"would be saved" in fine.content
+    assert (Draw.objects.count(), Sentence.objects.count()) == before
+    page = client.get(reverse("writing:preview", args=[endings.pk]))
+    assert b"Write an ending sentence" in page.content
+    ending_word = page.context["row"].homonym
+    refused = client.post(
+        reverse("writing:preview", args=[endings.pk]), {"text": f"The {ending_word} left."}
+    )
+    assert b"must not contain" in refused.content
+    assert Ending.objects.count() == 1
