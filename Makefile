@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test lint bench bench-load migrations-check clean
+.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test test-fast lint bench bench-load migrations-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,13 +65,25 @@ serve-prod: install
 worker: install
 	$(BIN)/celery -A ambisite worker --loglevel=info --concurrency=1
 
-# pytest exits 5 when it collects nothing; that is reported, not hidden as a crash.
+# pytest exits 5 when it collects nothing; that is reported, not hidden as a crash. The
+# coverage figure (the apps' lines run by the tests in this process) is printed at the end.
+COVERAGE_ARGS := --cov=ambisite --cov=annotations --cov=studies --cov=predictions --cov=dashboards --cov-report=
 test: $(VENV)/.dev $(VENV)/.ml browser
-	@$(BIN)/pytest $(PYTEST_ARGS); s=$$?; \
+	@$(BIN)/pytest $(COVERAGE_ARGS) $(PYTEST_ARGS); s=$$?; \
+	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; \
+	  printf 'Coverage: %s%%\n' "$$($(BIN)/coverage report --format=total 2>/dev/null || echo '?')"; \
+	  exit $$s
+
+# Everything but the browser, worker and fault-injection tests: a quick check while working.
+test-fast: $(VENV)/.dev $(VENV)/.ml
+	@$(BIN)/pytest -m "not browser and not worker and not faults" $(PYTEST_ARGS); s=$$?; \
 	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$s
 
+# ruff, the import-layer contracts (pyproject.toml, [tool.importlinter]) and mypy.
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 migrations-check: $(VENV)/.dev
 	$(BIN)/python manage.py makemigrations --check --dry-run

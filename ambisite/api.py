@@ -9,14 +9,21 @@ on, so it lives at the bottom): one small base class per concern.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, viewsets
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.permissions import BasePermission
+from rest_framework.schemas.inspectors import ViewInspector
+
+if TYPE_CHECKING:
+    from rest_framework.permissions import _PermissionClass
 
 from ambisite.access import is_researcher
 
@@ -66,7 +73,7 @@ class ApiPagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 1000
 
-    def get_page_size(self, request) -> int:
+    def get_page_size(self, request) -> int | None:
         chosen = self._number(request, self.page_size_query_param, self.max_page_size)
         return chosen or self.page_size
 
@@ -98,9 +105,9 @@ class ApiPagination(PageNumberPagination):
 class ApiMixin:
     """Researchers only, documented errors, paginated lists."""
 
-    permission_classes = [IsResearcher]
-    pagination_class = ApiPagination
-    schema = ApiSchema()
+    permission_classes: Sequence[_PermissionClass] = [IsResearcher]
+    pagination_class: type[BasePagination] | None = ApiPagination
+    schema: ViewInspector | None = ApiSchema()
 
 
 class ReadOnlyViewSet(

@@ -71,8 +71,10 @@ def _endpoint(variable: str, name: str, spec: object) -> dict:
 
 
 def _base_url(where: str, value: object) -> str:
-    parts = urlsplit(value) if isinstance(value, str) else None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+    if not isinstance(value, str):
+        value = ""  # not a string: refused below like an empty URL
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ImproperlyConfigured(
             f"{where}.base_url must be an http(s) URL, e.g. http://127.0.0.1:11434/v1"
         )

@@ -59,6 +59,7 @@ def database_unavailable(exc: BaseException | None) -> bool:
 
 def unavailable_response(request) -> HttpResponse:
     """503 with Retry-After: the database is down for a moment; nothing was stored."""
+    response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse(
             {"detail": "The database is briefly unavailable. Please try again shortly."},
@@ -66,7 +67,7 @@ def unavailable_response(request) -> HttpResponse:
         )
     else:
         # No context processors: they would touch the session (and so the database).
-        html = loader.get_template("503.html").template.render(
+        html = loader.get_template("503.html").template.render(  # type: ignore[attr-defined]
             Context({"retry_after": RETRY_AFTER_SECONDS, "path": request.get_full_path()})
         )
         response = HttpResponse(html, status=503)

@@ -282,14 +282,14 @@ def upper_bound_figures(
     separately). Floats for the point estimate; one value per row of a setup weight matrix
     otherwise."""
     acc, rho, coverage = (np.atleast_2d(v) for v in ann.scores(weights))
-    out = {
+    out: dict[str, np.ndarray | float] = {
         "average_accuracy": coverage_mean(acc, coverage),
         "average_spearman": coverage_mean(rho, coverage),
     }
     if ok_groups is not None:
         out["best_accuracy"] = _best_per_group(acc, ann.unit_group, ok_groups)
         out["best_spearman"] = _best_per_group(rho, ann.unit_group, ok_groups)
-    return {k: float(v[0]) for k, v in out.items()} if weights is None else out
+    return {k: float(np.asarray(v)[0]) for k, v in out.items()} if weights is None else out
 
 
 def loo_spearman(ann: AnnotatorScores) -> dict[str, float]:

@@ -193,8 +193,8 @@ def _replicate(res: _Resampler, ann, ok_groups, n_boot: int, seed: int) -> dict[
         annotator_weights.append(weights[: max(0, n_annotator - start)])
     figures = upper_bound_figures(ann, ok_groups, np.vstack(annotator_weights))
     figures["loo_spearman"] = figures["average_spearman"]
-    for key, values in figures.items():
-        reps.setdefault(key, []).extend(values.tolist())
+    for key, figure in figures.items():
+        reps.setdefault(key, []).extend(np.asarray(figure).tolist())
     return reps
 
 

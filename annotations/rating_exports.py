@@ -12,9 +12,9 @@ import io
 import json
 from collections.abc import Iterator
 
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef
 
-from .models import RaterExclusion, Rating
+from .models import RaterExclusion, Rating, RatingQuerySet
 
 CHUNK = 5000
 COLUMNS = (
@@ -46,8 +46,8 @@ _SOURCES = (
 
 
 def ratings_for_export(
-    ratings: QuerySet[Rating] | None = None, *, include_excluded: bool = False
-) -> QuerySet[Rating]:
+    ratings: RatingQuerySet | None = None, *, include_excluded: bool = False
+) -> RatingQuerySet:
     """Ratings in a stable order (split, sample, import position, id), valid ones by default."""
     ratings = Rating.objects.all() if ratings is None else ratings
     if not include_excluded:
@@ -59,11 +59,11 @@ def ratings_for_export(
     )
 
 
-def _rows(ratings: QuerySet[Rating], chunk_size: int) -> Iterator[tuple]:
+def _rows(ratings: RatingQuerySet, chunk_size: int) -> Iterator[tuple]:
     yield from ratings.values_list(*_SOURCES).iterator(chunk_size=chunk_size)
 
 
-def iter_ratings_jsonl(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) -> Iterator[str]:
+def iter_ratings_jsonl(ratings: RatingQuerySet, *, chunk_size: int = CHUNK) -> Iterator[str]:
     """One JSON object per rating and line; ``created_at`` in ISO 8601."""
     lines: list[str] = []
     for row in _rows(ratings, chunk_size):
@@ -77,7 +77,7 @@ def iter_ratings_jsonl(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) ->
         yield "".join(lines)
 
 
-def iter_ratings_csv(ratings: QuerySet[Rating], *, chunk_size: int = CHUNK) -> Iterator[str]:
+def iter_ratings_csv(ratings: RatingQuerySet, *, chunk_size: int = CHUNK) -> Iterator[str]:
     """A header line, then one row per rating (RFC 4180 quoting, booleans as true/false)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -218,11 +218,9 @@ def participant_info(rater_ids: list[int]) -> dict[int, dict]:
         )
         .values("rater_id", "status", "study__slug", "checks_passed", "checks_failed")
     )
-    out = {}
-    for row in rows:
-        row["failed_attention"] = row["checks_failed"] > 0
-        out[row["rater_id"]] = row
-    return out
+    return {
+        row["rater_id"]: {**row, "failed_attention": row["checks_failed"] > 0} for row in rows
+    }
 
 
 def active_exclusions() -> list[RaterExclusion]:

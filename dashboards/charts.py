@@ -123,10 +123,9 @@ class SetupHistograms(Chart):
     slug, title = "setup-histograms", "Ratings per cell of a setup"
 
     def data(self, params) -> dict:
-        setup_id = _int(params.get("setup"))
-        keep = sample_filter(params).keep_excluded
+        setup_id = _int(params.get("setup")) or 0  # no setup: no ids match, empty cells
         ratings = Rating.objects.filter(sample__story__setup_id=setup_id)
-        ratings = ratings if keep else ratings.valid()
+        ratings = ratings if sample_filter(params).keep_excluded else ratings.valid()
         cells: dict[int, list[int]] = {
             sid: [0] * 5
             for sid in Sample.objects.filter(story__setup_id=setup_id).values_list("id", flat=True)

@@ -51,7 +51,9 @@ def _none(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-def _per_setup(setup: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _per_setup(
+    setup: np.ndarray, other: np.ndarray
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """Distinct ``(setup, other)`` pairs in order, and how many each setup has."""
     pairs = np.unique(np.column_stack([setup, other]), axis=0) if len(setup) else np.zeros((0, 2))
     return pairs, np.unique(pairs[:, 0], return_counts=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from django import forms
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef
 
-from annotations.models import Rater, Rating, Sample, Split
+from annotations.models import Rater, Rating, RatingQuerySet, Sample, SampleQuerySet, Split
 from studies.models import Study
 
 ENDING_CHOICES = [("", "all stories"), ("open", "open-ended only"), ("ended", "ended only")]
@@ -25,10 +25,10 @@ class SampleFilterForm(forms.Form):
         required=False, label="include excluded raters", help_text="off: valid ratings only"
     )
 
-    def samples(self) -> QuerySet[Sample]:
+    def samples(self) -> SampleQuerySet:
         """The filtered samples (call after ``is_valid``; invalid fields are ignored)."""
         data = self.cleaned_data if self.is_bound and self.is_valid() else {}
-        qs = Sample.objects.all()
+        qs: SampleQuerySet = Sample.objects.all()
         if data.get("split"):
             qs = qs.filter(split=data["split"])
         if data.get("study"):
@@ -55,17 +55,17 @@ class SampleFilterForm(forms.Form):
     def chosen_study(self) -> Study | None:
         return self.cleaned_data.get("study") if self.is_bound and self.is_valid() else None
 
-    def scoped_ratings(self) -> QuerySet[Rating]:
+    def scoped_ratings(self) -> RatingQuerySet:
         """Ratings of the filtered samples (with a study chosen, only its participants'),
         excluded raters' included."""
-        ratings = Rating.objects.all()
+        ratings: RatingQuerySet = Rating.objects.all()
         if self.filters_samples:  # a semi-join over every rating costs as much as the scan
             ratings = ratings.filter(sample__in=self.samples())
         if self.chosen_study is not None:
             ratings = ratings.filter(rater__participant__study=self.chosen_study)
         return ratings
 
-    def ratings(self) -> QuerySet[Rating]:
+    def ratings(self) -> RatingQuerySet:
         """The ratings a dashboard counts: :meth:`scoped_ratings`, valid ones only unless
         the toggle keeps the excluded raters."""
         ratings = self.scoped_ratings()
@@ -107,7 +107,7 @@ class ExclusionForm(forms.Form):
     next = forms.CharField(required=False, max_length=2000)
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("action") == "exclude" and not (data.get("reason") or "").strip():
             raise forms.ValidationError("Give a reason for the exclusion.")
         return data

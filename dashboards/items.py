@@ -63,8 +63,8 @@ def _error_order(form: SampleFilterForm, run: ModelRun) -> list[int]:
     """Sample ids by the run's error relative to the SD, largest first: |prediction - mean|
     / max(SD, 1), i.e. in units of the accepted band's half-width (above 1: outside)."""
     stats = _stats(form)
-    preds = Prediction.objects.filter(run=run, sample__in=form.samples()).order_by()
-    preds = flat_array(preds.values_list("sample_id", "score"), 2, dtype=float)
+    query = Prediction.objects.filter(run=run, sample__in=form.samples()).order_by()
+    preds = flat_array(query.values_list("sample_id", "score"), 2, dtype=float)
     preds = preds[np.argsort(preds[:, 0], kind="stable")]
     ids = stats.columns["id"]
     row, found = lookup(preds[:, 0].astype(np.int64), ids)
@@ -84,7 +84,10 @@ def explorer_page(
     found in numpy from per-sample score counts."""
     qs = form.samples().with_related().with_stats(include_excluded=form.keep_excluded)
     if sort in STAT_SORTS or (sort == "error" and error_run is not None):
-        order = _error_order(form, error_run) if sort == "error" else _stat_order(form, sort)
+        if sort == "error" and error_run is not None:
+            order = _error_order(form, error_run)
+        else:
+            order = _stat_order(form, sort)
         page_obj = Paginator(order, PER_PAGE).get_page(page)
         by_id = {s.id: s for s in qs.filter(id__in=list(page_obj.object_list))}
         samples = [by_id[i] for i in page_obj.object_list if i in by_id]

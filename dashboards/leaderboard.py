@@ -54,8 +54,8 @@ def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[R
         ratings = ratings.filter(sample__split__in=splits)
     rated, counts = sample_counts(ratings)
     frame = sample_frame(Sample.objects.filter(split__in=splits))
-    preds = Prediction.objects.filter(run__in=[r.id for r in runs]).order_by()
-    preds = flat_array(preds.values_list("run_id", "sample_id", "score"), 3, dtype=float)
+    query = Prediction.objects.filter(run__in=[r.id for r in runs]).order_by()
+    preds = flat_array(query.values_list("run_id", "sample_id", "score"), 3, dtype=float)
     label_row, has_labels = lookup(rated, frame.id)
     out = []
     for run in runs:

@@ -173,8 +173,8 @@ def sample_stats(
     ``narrowed``: whether ``samples`` is a strict subset (else no semi-join is needed)."""
     ratings = Rating.objects.all() if include_excluded else Rating.objects.valid()
     rated, counts = sample_counts(ratings.filter(sample__in=samples) if narrowed else ratings)
-    frame = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
-    frame = flat_array(frame.values_list(*columns), len(columns))
+    query = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
+    frame = flat_array(query.values_list(*columns), len(columns))
     aligned = np.zeros((len(frame), len(SCALE)), np.int64)
     if len(rated):
         row, found = lookup(rated, frame[:, 0])

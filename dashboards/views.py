@@ -134,7 +134,8 @@ def ending_effects(request):
     effects = endings.ending_effects(
         form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
     )
-    page = Paginator(effects, 50).get_page(request.GET.get("page"))
+    paginator = Paginator(effects, 50)  # type: ignore[arg-type,var-annotated]
+    page = paginator.get_page(request.GET.get("page"))
     context = {
         "form": form,
         "page": page,
@@ -148,7 +149,8 @@ def ending_effects(request):
 def annotator_quality(request):
     form = sample_filter(request.GET)
     rows = annotators.rater_rows(form.ratings())
-    page = Paginator(rows, 100).get_page(request.GET.get("page"))
+    paginator = Paginator(rows, 100)  # type: ignore[arg-type,var-annotated]
+    page = paginator.get_page(request.GET.get("page"))
     context = {
         "form": form,
         "page": page,
@@ -169,7 +171,8 @@ def rater_exclusion(request, rater_id: int):
     rater = get_object_or_404(Rater, pk=rater_id)
     form = ExclusionForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("__all__", ["Invalid request."])))
+        errors = [str(e) for e in form.non_field_errors()] or ["Invalid request."]
+        messages.error(request, " ".join(errors))
     elif form.cleaned_data["action"] == "exclude":
         participant_exclude(
             rater=rater,

@@ -19,13 +19,15 @@ from .evaluation import score_lists
 
 EPSILON_SLOPE = 1e-6  # keeps monotone maps strictly increasing, so ranks never tie
 
+Floats = Sequence[float] | np.ndarray  # plain sequences or numpy arrays alike
+
 
 def means(labels: Sequence[Sequence[float]]) -> np.ndarray:
     return np.array([sum(lab) / len(lab) for lab in labels], dtype=float)
 
 
 # --- order-preserving (isotonic) calibration -------------------------------------------
-def isotonic_fit(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], list[float]]:
+def isotonic_fit(x: Floats, y: Floats) -> tuple[list[float], list[float]]:
     """Pool-adjacent-violators: knots (x, y) of the non-decreasing least-squares fit.
 
     Equal inputs are pooled first, so every knot has its own x and the fit is a function.
@@ -45,14 +47,14 @@ def isotonic_fit(x: Sequence[float], y: Sequence[float]) -> tuple[list[float], l
 
 
 def monotone_apply(
-    knots: tuple[Sequence[float], Sequence[float]], x: Sequence[float]
+    knots: tuple[Floats, Floats], x: Floats
 ) -> np.ndarray:
     """Interpolate between knots, plus a tiny slope: strictly increasing, so Spearman holds."""
     kx, ky = (np.asarray(k, dtype=float) for k in knots)
-    x = np.asarray(x, dtype=float)
+    xs = np.asarray(x, dtype=float)
     if len(kx) == 0:
-        return x.copy()
-    return np.interp(x, kx, ky) + EPSILON_SLOPE * (x - kx.mean())
+        return xs.copy()
+    return np.interp(xs, kx, ky) + EPSILON_SLOPE * (xs - kx.mean())
 
 
 def isotonic(X: np.ndarray, labels) -> tuple:
@@ -65,7 +67,7 @@ def isotonic_transform(params, X: np.ndarray) -> np.ndarray:
 
 # --- squashing into a band ---------------------------------------------------------------
 def squash(
-    values: Sequence[float],
+    values: Floats,
     *,
     low: float = 1.95,
     high: float = 4.05,
@@ -84,7 +86,7 @@ def squash(
     return low + width / (1.0 + np.exp(-z)) + (high - low) * EPSILON_SLOPE * tie_break
 
 
-def accuracy(labels, values: Sequence[float]) -> float:
+def accuracy(labels, values: Floats) -> float:
     return score_lists(labels, [float(v) for v in values]).accuracy
 
 
@@ -107,7 +109,7 @@ def squash_transform(params: dict, X: np.ndarray) -> np.ndarray:
 
 
 # --- pair-aware blending -----------------------------------------------------------------
-def pair_features(values: Sequence[float], partner: Sequence[int | None]) -> np.ndarray:
+def own_and_partner(values: Floats, partner: Sequence[int | None]) -> np.ndarray:
     """Columns (own prediction, the other sense's prediction or NaN when it has none)."""
     v = np.asarray(values, dtype=float)
     other = np.array([v[p] if p is not None else np.nan for p in partner], dtype=float)
@@ -154,10 +156,10 @@ def stack_transform(params: dict, X: np.ndarray) -> np.ndarray:
 
 
 # --- constants and folds -----------------------------------------------------------------
-def tune_constant(labels, grid: Sequence[float] | None = None) -> float:
+def tune_constant(labels, grid: Floats | None = None) -> float:
     """The constant prediction with the best accuracy on ``labels`` (ties: closest to 3)."""
-    grid = np.round(np.arange(1.0, 5.0001, 0.01), 2) if grid is None else grid
-    return float(max(grid, key=lambda c: (accuracy(labels, [c] * len(labels)), -abs(c - 3))))
+    candidates = np.round(np.arange(1.0, 5.0001, 0.01), 2) if grid is None else grid
+    return float(max(candidates, key=lambda c: (accuracy(labels, [c] * len(labels)), -abs(c - 3))))
 
 
 def grouped_folds(groups: Sequence[str], k: int = 5) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Iterator
 from tempfile import SpooledTemporaryFile
-from typing import BinaryIO
+from typing import IO
 
 from .exporters import iter_predictions_jsonl
 from .models import ModelRun
@@ -24,7 +24,7 @@ def iter_run_predictions(run: ModelRun) -> Iterator[str]:
     return iter_predictions_jsonl(run)
 
 
-def write_codabench_zip(run: ModelRun, target: BinaryIO) -> None:
+def write_codabench_zip(run: ModelRun, target: IO[bytes]) -> None:
     """Write the submission archive for ``run`` to a binary file object."""
     with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         with archive.open(ARCHIVE_MEMBER, "w") as member:

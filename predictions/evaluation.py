@@ -128,7 +128,7 @@ def _is_number(value: object) -> bool:
     )
 
 
-def parse_reference(lines: Iterable[str]) -> dict[str, list[float]]:
+def parse_reference(lines: Iterable[str | bytes]) -> dict[str, list[float]]:
     """Parse an official reference jsonl into ``{id: labels}``, in file order."""
     reference: dict[str, list[float]] = {}
     for number, obj in _json_lines(lines):
@@ -145,7 +145,7 @@ def parse_reference(lines: Iterable[str]) -> dict[str, list[float]]:
 
 
 def parse_predictions(
-    lines: Iterable[str], reference_ids: Iterable[str] | None = None
+    lines: Iterable[str | bytes], reference_ids: Iterable[str] | None = None
 ) -> dict[str, float]:
     """Parse a prediction jsonl into ``{id: prediction}``.
 

@@ -36,6 +36,7 @@ def predict_samples(
         done += len(batch)
         if on_batch is not None:
             on_batch(done)
-    if any(out is None for out in outputs):
+    complete = [out for out in outputs if out is not None]
+    if len(complete) != len(outputs):
         raise ValueError("the backend returned fewer predictions than samples")
-    return outputs
+    return complete

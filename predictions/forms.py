@@ -66,7 +66,9 @@ class RunForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["backend"].choices = backend_choices()
+        backend = self.fields["backend"]
+        assert isinstance(backend, forms.ChoiceField)
+        backend.choices = backend_choices()
         if not self.is_bound:
             self.fields["split"].initial = default_split()
         self.fields["params"].help_text += endpoints_help()

@@ -144,12 +144,13 @@ def parse_comparative(text: str, labels: Sequence[str] = ("A", "B")) -> dict[str
     for data in _json_objects(text):
         upper = {str(k).strip().upper(): v for k, v in data.items()}
         if all(label.upper() in upper for label in labels):
-            scores = {label: _in_range(upper[label.upper()]) for label in labels}
-            if any(v is None for v in scores.values()):
+            checked = {label: _in_range(upper[label.upper()]) for label in labels}
+            in_range = {label: v for label, v in checked.items() if v is not None}
+            if len(in_range) != len(checked):
                 raise ParseError(f"scores out of range: {data}", text)
-            return scores  # type: ignore[return-value]
+            return in_range
     plain = re.sub(r"[*_`#]", "", text)
-    scores = {}
+    scores: dict[str, float] = {}
     for label in labels:
         found = re.findall(rf"\b{re.escape(label)}\b\W{{0,3}}\s*([1-5])\b", plain)
         if len(set(found)) != 1:

@@ -21,7 +21,7 @@ from django.db import transaction
 
 from annotations.models import Rating, Sample
 
-from .calibration import TRANSFORMS, out_of_fold, pair_features
+from .calibration import TRANSFORMS, out_of_fold, own_and_partner
 from .errors import FitOnScoredSamples
 from .models import ModelRun, Prediction
 from .scoring import run_score
@@ -67,7 +67,7 @@ def _features(kind: str, runs: Sequence[ModelRun]) -> tuple[list, np.ndarray]:
         raise ValueError("the source runs have no predictions in common")
     X = np.array([[v[r[0]] for v in values] for r in rows], dtype=float)
     if kind == "pair_blend":
-        X = pair_features(X[:, 0], _partners(rows))
+        X = own_and_partner(X[:, 0], _partners(rows))
     return rows, X
 
 

@@ -52,10 +52,9 @@ def trained_model_train(
 
 
 def _train(model: TrainedModel, on_step: Callable[[int, int], None] | None = None) -> None:
-    if model.kind == Kind.BIENCODER:
-        from .ml.biencoder import train
-    else:
-        from .ml.crossencoder import train
+    from .ml import biencoder, crossencoder
+
+    train = biencoder.train if model.kind == Kind.BIENCODER else crossencoder.train
 
     splits = trained_splits(model)
     samples = fit_rows(splits)
@@ -66,7 +65,7 @@ def _train(model: TrainedModel, on_step: Callable[[int, int], None] | None = Non
     model.path = relative
     model.save(update_fields=["path"])
     _append_log(model.pk, f"training on {len(samples)} samples of {'+'.join(map(str, splits))}")
-    names = TrainedModel.TRAIN_PARAMS[model.kind]
+    names = TrainedModel.TRAIN_PARAMS[Kind(model.kind)]
     kwargs = {k: model.params[k] for k in names if k in model.params}
 
     def log(line: str) -> None:

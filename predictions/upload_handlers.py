@@ -15,7 +15,7 @@ from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 class UploadCapHandler(FileUploadHandler):
     def receive_data_chunk(self, raw_data, start):
         if start + len(raw_data) > settings.UPLOAD_MAX_BYTES:
-            self.request.upload_too_large = True
+            self.request.upload_too_large = True  # type: ignore[union-attr]  # read by the view
             raise StopUpload(connection_reset=True)
         return raw_data  # the next handler (memory or temporary file) stores it
 

@@ -106,9 +106,10 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
     fit = fit_rows(fit_splits) if fit_splits else None
     if fit:
         refuse_overlap(fit, [row.sample for row in split_rows(run.split)])
-    backend.heartbeat = lambda: ModelRun.objects.filter(pk=run.pk).update(
-        heartbeat_at=timezone.now()
-    )
+    def heartbeat() -> None:
+        ModelRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+
+    backend.heartbeat = heartbeat  # type: ignore[method-assign]  # the documented hook
     backend.prepare(fit)
     prompt = getattr(backend, "prompt_version", "")
     ModelRun.objects.filter(pk=run.pk).update(

@@ -114,10 +114,10 @@ class StudyForm(forms.ModelForm):
     )
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         for name in self.OPTIONAL_WITH_DEFAULT:
             if data.get(name) in (None, ""):
-                data[name] = Study._meta.get_field(name).get_default()
+                data[name] = Study._meta.get_field(name).get_default()  # type: ignore[union-attr]
         split, kind = data.get("split"), data.get("task_kind")
         if split and kind and split.dataset.task_kind != kind:
             self.add_error(

@@ -35,7 +35,10 @@ def study_list(request: HttpRequest) -> HttpResponse:
 def study_create(request: HttpRequest) -> HttpResponse:
     form = StudyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        study = services.study_create(samples=form.samples(), by=request.user, **form.settings())
+        samples = form.samples()  # a new study's form requires a split: never None here
+        study = services.study_create(
+            samples=[] if samples is None else samples, by=request.user, **form.settings()
+        )
         messages.success(request, "Study created with the paper's qualification questions.")
         return redirect("studies:detail", study.pk)
     return render(request, "studies/study_form.html", {"form": form, "formset": None})

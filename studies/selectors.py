@@ -18,6 +18,7 @@ from annotations.models import (
     RaterExclusion,
     Rating,
     Sample,
+    SampleQuerySet,
     Sense,
     SenseCandidate,
     SentencePair,
@@ -121,7 +122,7 @@ def _sample_item(slot: Slot, rating: Rating | None) -> Item:
     sample = slot.sample
     setup = sample.story.setup
     return Item(
-        position=slot.position,
+        position=slot.position,  # type: ignore[arg-type]  # an assigned slot has one
         homonym=setup.homonym.form,
         precontext=setup.precontext,
         sentence=setup.sentence,
@@ -380,7 +381,7 @@ def study_ratings(study: Study) -> QuerySet[Rating]:
     return Rating.objects.filter(rater__participant__study=study)
 
 
-def study_samples_with_stats(study: Study) -> QuerySet[Sample]:
+def study_samples_with_stats(study: Study) -> SampleQuerySet:
     """The study's samples with ``n_ratings``/``mean``/``sd``/``n_nonsensical`` over the
     study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
     and other studies too). Excluded raters count in neither."""
@@ -486,7 +487,7 @@ def duration_estimate(study: Study) -> int:
     participants once there are at least 3, else about one minute per story plus 5 minutes
     for the guidelines and the test; never above the time limit."""
     taken = sorted(
-        (end - start).total_seconds() / 60
+        (end - start).total_seconds() / 60  # type: ignore[operator]  # started_at is set
         for start, end in study.participants.filter(
             status=Participant.Status.FINISHED, finished_at__isnull=False
         ).values_list("started_at", "finished_at")[:1000]

@@ -425,7 +425,7 @@ def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> Non
             claimed = 1  # a re-save: the row was read under the participant's lock
         if claimed != 1:
             raise SessionOver("This item is no longer reserved for you.")
-        _rating_write(cursor, participant, row.sample_id, answer, now)
+        _rating_write(cursor, participant, row.sample_id, answer, now)  # type: ignore[arg-type]
     if row.status == Slot.Status.VOID and not _is_excluded(participant):
         slots_restore(participant)  # included again while still rating: count this one
 

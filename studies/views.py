@@ -12,6 +12,7 @@ pages are in ``researcher_views``."""
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 
 from django.conf import settings
 from django.core import signing
@@ -89,7 +90,7 @@ def _where(participant: Participant) -> str:
         Participant.Status.SCREENED_OUT: "screened_out",
         Participant.Status.FINISHED: "done",
         Participant.Status.TIMED_OUT: "timed_out",
-    }[participant.status]
+    }[Participant.Status(participant.status)]
     return reverse(f"participate:{name}", args=[study.slug])
 
 
@@ -320,9 +321,9 @@ def _shown_at(request: HttpRequest, slug: str, pos: int):
     """When the item at ``pos`` was first shown: kept in a signed cookie (no session row), so
     a reload keeps the first time and the participant cannot change it."""
     try:
-        shown_pos, iso = request.get_signed_cookie(SHOWN_COOKIE.format(slug)).split("|", 1)
+        shown_pos, iso = str(request.get_signed_cookie(SHOWN_COOKIE.format(slug))).split("|", 1)
         if int(shown_pos) == pos:
-            return timezone.datetime.fromisoformat(iso)
+            return datetime.fromisoformat(iso)
     except (KeyError, ValueError, signing.BadSignature):
         pass
     return None

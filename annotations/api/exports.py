@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from annotations.exporters import iter_ambistory_json, iter_reference_jsonl
-from annotations.models import Rating, Sample, Split
+from annotations.models import Rating, RatingQuerySet, Sample, Split
 from annotations.rating_exports import iter_ratings_csv, iter_ratings_jsonl, ratings_for_export
 
 from .streaming import SplitQuery, StreamingExportView
@@ -84,9 +86,10 @@ class RatingsQuery(serializers.Serializer):
 
 class RatingsExportView(StreamingExportView):
     query_serializer = RatingsQuery
+    generator: Callable[[RatingQuerySet], Iterator[str]]
 
     def chunks(self, query, **kwargs):
-        ratings = Rating.objects.all()
+        ratings: RatingQuerySet = Rating.objects.all()
         if "dataset" in query:
             ratings = ratings.filter(sample__split__dataset__name=query["dataset"])
         if "split" in query:

@@ -8,7 +8,9 @@ from annotations.models import Dataset, Rating, Sample, Setup, Split
 
 
 class SplitSerializer(serializers.ModelSerializer):
-    dataset = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    dataset: serializers.SlugRelatedField[Dataset] = serializers.SlugRelatedField(
+        slug_field="name", read_only=True
+    )
     n_samples = serializers.IntegerField(read_only=True, help_text="Samples in the split.")
 
     class Meta:

@@ -35,11 +35,11 @@ class PredictionsExportView(RunExportView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    def chunks(self, query, pk):
-        return iter_run_predictions(self.get_run(pk))
+    def chunks(self, query, **kwargs):
+        return iter_run_predictions(self.get_run(kwargs["pk"]))
 
-    def filename(self, query, pk):
-        return f"run-{pk}-predictions.jsonl"
+    def filename(self, query, **kwargs):
+        return f"run-{kwargs['pk']}-predictions.jsonl"
 
 
 class CodabenchExportView(RunExportView):
@@ -59,8 +59,8 @@ class CodabenchExportView(RunExportView):
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    def chunks(self, query, pk):
-        return iter_codabench_zip(self.get_run(pk))
+    def chunks(self, query, **kwargs):
+        return iter_codabench_zip(self.get_run(kwargs["pk"]))
 
-    def filename(self, query, pk):
-        return f"run-{pk}-codabench.zip"
+    def filename(self, query, **kwargs):
+        return f"run-{kwargs['pk']}-codabench.zip"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .base import PredictionOutput, PredictorBackend, SampleDict
 
@@ -43,7 +44,7 @@ class CrossEncoderBackend(PredictorBackend):
             raise ValueError("give the trained model as model=<id> or path=<directory>")
         self.model_id, self.path, self.batch_size = model, path, int(batch_size)
         self.directory: Path | None = None
-        self.loaded = None
+        self.loaded: Any = None  # the trained model, loaded by prepare()
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         from ..ml.biencoder import load_trained

@@ -14,6 +14,7 @@ logistic squash into [1.95, 4.05] tuned for accuracy).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class EmbeddingBackend(PredictorBackend):
             raise ValueError(f"mapping must be one of {', '.join(MAPPINGS)}")
         self.mapping, self.band, self.cache = mapping, tuple(band), cache or None
         self.batch_size = int(batch_size)
-        self.fitted: object = None
+        self.fitted: Any = None
 
     def features(self, samples: Sequence[SampleDict]) -> np.ndarray:
         from ..ml.encoder import embed

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from predictions import parsing
 from predictions.prompts import DEFAULT_PROMPT, get_prompt
@@ -43,7 +44,10 @@ class HFCausalBackend(PredictorBackend):
         self.prompt_version = self.prompt.id
         self.batch_size = int(params.get("batch_size", self.batch_size))
         self.answer_prefix = str(params.get("answer_prefix", ""))
-        self.model = self.tokenizer = self.device = None
+        # transformers' model and tokenizer, and the torch device: loaded by prepare()
+        self.model: Any = None
+        self.tokenizer: Any = None
+        self.device: Any = None
         self.digit_ids: list[int] = []
         self.boundary_checked = False
 

@@ -32,9 +32,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 from django.conf import settings
 
@@ -213,7 +214,7 @@ class OpenAIChatBackend(PredictorBackend):
         for sample in samples:
             key = (sample.get("homonym"), sample.get("precontext"), sample.get("sentence"))
             stories.setdefault((*key, sample.get("ending") or ""), []).append(sample)
-        groups = []
+        groups: list[tuple[SampleDict, ...]] = []
         for members in stories.values():
             while len(members) >= 2:
                 groups.append((members.pop(0), members.pop(0)))
@@ -248,7 +249,7 @@ class OpenAIChatBackend(PredictorBackend):
             return PredictionOutput(score=score, raw_output=raw or answer, distribution=dist)
         return PredictionOutput(score=parsing.parse_score(answer), raw_output=raw or answer)
 
-    def _failure(self, sample: SampleDict, raw: str) -> PredictionOutput:
+    def _failure(self, sample: Mapping, raw: str) -> PredictionOutput:
         with self._lock:
             self.failures += 1
         if self.on_failure == "raise":
@@ -278,7 +279,7 @@ class OpenAIChatBackend(PredictorBackend):
 
     # --- HTTP ------------------------------------------------------------------------------
     def request_body(self, messages: list[dict]) -> dict:
-        body = {"model": self.model, "messages": messages}
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.max_tokens:  # 0/null omits it, for APIs that want max_completion_tokens
             body["max_tokens"] = self.max_tokens
         if self.temperature is not None:

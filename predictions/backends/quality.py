@@ -18,6 +18,7 @@ import logging
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .base import PredictionOutput, PredictorBackend, SampleDict
 from .crossencoder import artifact_dir
@@ -47,7 +48,7 @@ def finetuned_encoder(samples: Sequence[SampleDict], root: Path, log=print) -> P
         return directory
     partial = directory.with_name(directory.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    settings = {k: v for k, v in FINETUNE_SETTINGS.items() if k != "version"}
+    settings: dict[str, Any] = {k: v for k, v in FINETUNE_SETTINGS.items() if k != "version"}
     train(list(samples), partial, log=log, **settings)
     partial.rename(directory)  # only a finished model is ever found under the final name
     return directory
@@ -93,7 +94,7 @@ class QualityBackend(PredictorBackend):
         self.batch_size = int(batch_size)
         self.directory: Path | None = None
         self.encoder_dir: Path | None = None
-        self.predictor = None
+        self.predictor: Any = None  # a QualityPredictor, loaded or fitted by prepare()
 
     def _log(self, line: str) -> None:
         log.info("%s", line)

@@ -91,6 +91,10 @@ class EmbeddingCache:
     def get(self, text: str) -> np.ndarray | None:
         return self.vectors.get(_key(text))
 
+    def vector(self, text: str) -> np.ndarray:
+        """The stored vector of ``text``, which must have been stored (KeyError if not)."""
+        return self.vectors[_key(text)]
+
     def put(self, text: str, vector: np.ndarray) -> None:
         self.vectors[_key(text)] = np.asarray(vector, dtype=np.float32)
         self.dirty = True
@@ -99,7 +103,7 @@ class EmbeddingCache:
         if self.path and self.dirty:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(self.path.stem + ".tmp.npz")
-            np.savez(tmp, **self.vectors)
+            np.savez(tmp, **self.vectors)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
             os.replace(tmp, self.path)
             self.dirty = False
 
@@ -132,4 +136,4 @@ def embed(
         store.save()
     if not texts:
         return np.zeros((0, EMBED_DIM), dtype=np.float32)
-    return np.stack([store.get(t) for t in texts]).astype(np.float32)
+    return np.stack([store.vector(t) for t in texts]).astype(np.float32)

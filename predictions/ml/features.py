@@ -33,7 +33,7 @@ __all__ = [
     "homonym_span",
     "homonym_vectors",
     "raw_features",
-    "pair_features",
+    "contrast_features",
     "RAW_NAMES",
     "HUB_NAMES",
     "reference_means",
@@ -148,7 +148,7 @@ def homonym_vectors(
                 vec = hidden[j][sel].mean(0)
                 store.put(key, (vec / vec.norm()).numpy())
         store.save()
-    return np.stack([store.get(k) for k in keyed]).astype(np.float32)
+    return np.stack([store.vector(k) for k in keyed]).astype(np.float32)
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -253,7 +253,7 @@ def hub_features(
     return np.stack(cols, 1).astype(np.float64)
 
 
-def pair_features(
+def contrast_features(
     samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None = None
 ) -> np.ndarray:
     """Pair-aware feature matrix from :func:`raw_features` output.

@@ -2,7 +2,7 @@
 
 Pipeline (``QualityPredictor``):
 
-1. ``RankModel``: a ridge regression on :func:`features.pair_features`, fitted on *train*
+1. ``RankModel``: a ridge regression on :func:`features.contrast_features`, fitted on *train*
    to predict ``average - average(other sense of the story)``; its output is
    antisymmetrised within each story: ``z_i = (r_i - r_partner) / 2``.
 2. optionally a fine-tuned MiniLM (trained on train): the bi-encoder of :mod:`.biencoder`
@@ -30,8 +30,8 @@ import numpy as np
 from annotations.official import accepted_band
 
 from .features import (
+    contrast_features,
     hub_features,
-    pair_features,
     partner_index,
     raw_features,
     reference_means,
@@ -95,7 +95,7 @@ class RankModel:
         from sklearn.linear_model import Ridge
 
         self.raw_mean_ = raw.mean(0)
-        X = pair_features(samples, raw, self.raw_mean_)
+        X = contrast_features(samples, raw, self.raw_mean_)
         y = np.array([float(s["average"]) for s in samples])
         partners = partner_index(samples)
         keep = [i for i, p in enumerate(partners) if p is not None]
@@ -107,7 +107,7 @@ class RankModel:
 
     def score(self, samples: Sequence[Sample], raw: np.ndarray) -> np.ndarray:
         """Antisymmetric preference of each sample's sense over the other sense (~[-2, 2])."""
-        X = pair_features(samples, raw, self.raw_mean_)
+        X = contrast_features(samples, raw, self.raw_mean_)
         r = ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
         return antisymmetrise(r, samples) if len(samples) else r
 
@@ -119,9 +119,10 @@ class RankModel:
     @classmethod
     def from_dict(cls, d: dict) -> RankModel:
         arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
-        return cls(
-            **{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()}
-        )
+        fields: dict[str, Any] = {
+            k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()
+        }
+        return cls(**fields)
 
 
 def _symmetric_features(
@@ -201,9 +202,10 @@ class LevelModel:
     def from_dict(cls, d: dict) -> LevelModel:
         arrays = {"mean_", "scale_", "coef_", "raw_mean_"}
         d = {k: (tuple(v) if k == "alphas" else v) for k, v in d.items()}
-        return cls(
-            **{k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()}
-        )
+        fields: dict[str, Any] = {
+            k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()
+        }
+        return cls(**fields)
 
 
 @dataclass

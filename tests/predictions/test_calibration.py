@@ -44,7 +44,7 @@ def test_it_squashes_into_the_band_and_keeps_ranks(noisy):
 
 
 def test_it_blends_a_prediction_with_the_mirror_of_its_partner():
-    X = cal.pair_features([4.0, 1.0, 3.0], [1, 0, None])
+    X = cal.own_and_partner([4.0, 1.0, 3.0], [1, 0, None])
     out = cal.pair_blend(X, weight=0.5, total=6.0)
     assert out.tolist() == [4.5, 1.5, 3.0]
 
@@ -56,7 +56,7 @@ def test_it_fits_the_pair_weight_towards_the_informative_partner():
     partner_values = 6 - truth + rng.normal(0, 0.2, 200)  # a precise partner
     values = np.concatenate([own, partner_values])
     partner = [i + 200 for i in range(200)] + [None] * 200
-    X = cal.pair_features(values, partner)[:200]
+    X = cal.own_and_partner(values, partner)[:200]
     params = cal.pair_blend_fit(X, [[t] for t in truth])
     assert params["weight"] < 0.3
 

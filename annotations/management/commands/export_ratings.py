@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from annotations.management.base import write_chunks
-from annotations.models import Rating
+from annotations.models import Rating, RatingQuerySet
 from annotations.rating_exports import iter_ratings_csv, iter_ratings_jsonl, ratings_for_export
 
 GENERATORS = {"csv": iter_ratings_csv, "jsonl": iter_ratings_jsonl}
@@ -18,7 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", "-o", default="-")
 
     def handle(self, *args, **opts):
-        ratings = Rating.objects.all()
+        ratings: RatingQuerySet = Rating.objects.all()
         if opts["dataset"]:
             ratings = ratings.filter(sample__split__dataset__name=opts["dataset"])
         if opts["split"]:

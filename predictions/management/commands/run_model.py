@@ -39,7 +39,10 @@ class Command(BaseCommand):
         if not opts["now"]:
             self.stdout.write(f"run {run.pk} queued ({run.total} samples)")
             return
-        run = run_execute(run.pk, worker="manage.py")
+        executed = run_execute(run.pk, worker="manage.py")
+        if executed is None:
+            raise CommandError(f"run {run.pk} is held by another worker")
+        run = executed
         self.stdout.write(f"run {run.pk} {run.status}: {run.done}/{run.total}; {run.scores}")
         if run.status != run.Status.SUCCEEDED:
             raise CommandError(run.error or run.status)
