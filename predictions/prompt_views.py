@@ -21,8 +21,8 @@ def sample_dict(sample: Sample) -> dict:
     return {
         "id": sample.dataset_id,
         "homonym": sample.story.setup.homonym.form,
-        "judged_meaning": sample.sense.gloss,
-        "example_sentence": sample.sense.example_sentence,
+        "judged_meaning": sample.sense.gloss if sample.sense else "",
+        "example_sentence": sample.sense.example_sentence if sample.sense else "",
         "precontext": sample.story.setup.precontext,
         "sentence": sample.story.setup.sentence,
         "ending": sample.story.ending,

@@ -187,7 +187,8 @@ def cross_validate(
             test = [samples[i] for i in test_idx]
             _check_disjoint(fit, test)
             started = time.perf_counter()
-            preds = [float(p) for p in fit_predict(fit, [strip_labels(s) for s in test])]
+            test_input = [strip_labels(s) for s in test]
+            preds = [float(p) for p in fit_predict(fit, test_input)]  # type: ignore[arg-type]
             if len(preds) != len(test):
                 raise ValueError(f"{len(preds)} predictions for {len(test)} samples")
             s = score_lists([t["choices"] for t in test], preds)
@@ -208,7 +209,8 @@ def cross_validate(
                 f"seed {seed} fold {k + 1}/{folds}: fit {len(fit)}, test {len(test)}, "
                 f"accuracy {s.accuracy:.4f}, spearman {rho}, {row.seconds:.0f} s"
             )
-        pooled = score_lists([s["choices"] for s in samples], [float(p) for p in oof])
+        filled = [p for p in oof if p is not None]  # every sample is in one test fold
+        pooled = score_lists([s["choices"] for s in samples], filled)
         result.pooled.append(
             {"seed": seed, "accuracy": pooled.accuracy, "spearman": pooled.spearman}
         )

@@ -172,7 +172,8 @@ def trained_model_create(
     if kind not in kinds:
         raise PredictionsError(f"unknown kind {kind!r} (known: {', '.join(kinds)})")
     params = dict(params or {})
-    unknown = set(params) - set(TrainedModel.TRAIN_PARAMS[TrainedModel.Kind(kind)]) - {"limit", "fit_split"}
+    allowed = {*TrainedModel.TRAIN_PARAMS[TrainedModel.Kind(kind)], "limit", "fit_split"}
+    unknown = set(params) - allowed
     if unknown:
         raise PredictionsError(f"unknown training parameters: {', '.join(sorted(unknown))}")
     if "fit_split" in params:

@@ -67,8 +67,10 @@ class SessionOver(StudyError):
 
 def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
     StudySample.objects.filter(study=study).delete()
-    ids = samples.values_list("id", flat=True) if isinstance(samples, QuerySet) else samples
-    ids = [getattr(s, "id", s) for s in ids]
+    if isinstance(samples, QuerySet):
+        ids = list(samples.values_list("id", flat=True))
+    else:
+        ids = [s if isinstance(s, int) else s.id for s in samples]
     other = Sample.objects.filter(id__in=ids).kinds() - {study.task_kind}
     if other:
         raise StudyError(

@@ -44,7 +44,8 @@ def cleanup_generate(*, cleanup_id: int) -> Cleanup:
     template = defaults.CLEANUP_PROMPTS[row.prompt_version]
     if row.ending_id:
         prompt = template.format(
-            sentence=row.ending.slot.written.setup.sentence, ending=row.original
+            sentence=row.ending.slot.written.setup.sentence,  # type: ignore[union-attr]
+            ending=row.original,
         )
     else:
         prompt = template.format(sentence=row.original)

@@ -523,10 +523,12 @@ def cleanup_decide(*, cleanup: Cleanup, accept: bool, by=None) -> Cleanup:
         raise WritingError("This clean-up is not waiting for a decision.")
     if accept:
         item = cleanup.sentence or cleanup.ending
+        if item is None:
+            raise WritingError("This clean-up has no sentence or ending to change.")
         review = sentence_review if cleanup.sentence_id else ending_review
         key = "sentence" if cleanup.sentence_id else "ending"
         review(
-            **{key: item},
+            **{key: item},  # type: ignore[arg-type]  # the review that matches ``key``
             decision=item.decision,
             edited_text=cleanup.suggested,
             reason=item.reason or "",
@@ -592,7 +594,7 @@ def rating_study_create(
             )
             if ending is None:
                 raise WritingError(f'"{item.setup}" has no accepted ending for "{sense.gloss}".')
-            stories.append(ending.story)
+            stories.append(ending.story)  # type: ignore[arg-type]  # an accepted ending has one
         rows += [(story, sense) for story in stories for sense in (pair.sense_a, pair.sense_b)]
     samples = Sample.objects.bulk_create(
         Sample(split=sp, story=story, sense=sense, dataset_id=str(n), sample_id=str(n), position=n)
