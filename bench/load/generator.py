@@ -226,6 +226,7 @@ class Stats:
     pairs: list[tuple[float, float]] = field(default_factory=list)  # (latency s, end time)
     accepted: int = 0
     refused: int = 0
+    refusals: dict[int, int] = field(default_factory=dict)  # refused arrivals by HTTP status
     arrival_errors: int = 0
     finished: int = 0
     stopped: int = 0  # accepted but not finished (an error after the first item page)
@@ -253,6 +254,11 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
                 return
             if end == "refused" and not accepted:
                 stats.refused += 1
+                stats.refusals[page.status] = stats.refusals.get(page.status, 0) + 1
+                if page.status >= 400:  # a "try again later" page: an answer, not an error
+                    stats.http_errors[page.status] -= 1
+                    if not stats.http_errors[page.status]:
+                        del stats.http_errors[page.status]
                 return
             if page.status >= 400 or end is not None:
                 raise RuntimeError(f"{page.status} at {page.url}")

@@ -128,6 +128,7 @@ def report(stats: generator.Stats, cpu: dict) -> dict:
     out["arrivals"] = {
         "accepted": stats.accepted,
         "refused": stats.refused,
+        "refused_by_status": stats.refusals,
         "errored": stats.arrival_errors,
     }
     out["finished"], out["stopped"] = stats.finished, stats.stopped
