@@ -227,7 +227,11 @@ def line(tool: str, n: int, r: dict) -> str:
             )
         )
     if r.get("stored") is not None:
-        text += f"\n{'':14}Potato stored {r['stored']} ratings for {r['rated_items']} acknowledged"
+        st = r["stored"]
+        text += (
+            f"\n{'':14}Potato stored {st['stored']} ratings for {r['rated_items']} acknowledged;"
+            f" items over quota {st['items_over_quota']} (max {st['max_ratings_of_an_item']})"
+        )
     for error in r["errors"][:3]:
         text += f"\n{'':14}{error}"
     return text

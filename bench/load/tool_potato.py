@@ -83,20 +83,28 @@ def start(run_dir: Path, bind: str, workers: int = 1, threads: int = 8) -> subpr
     )
 
 
-def stored_ratings(run_dir: Path) -> int | None:
-    """Ratings Potato wrote to its annotation output (every user's state file), or None when
-    the layout is not the one expected."""
-    out = run_dir / "annotation_output"
-    total, seen = 0, False
-    for path in out.glob("*/user_state.json"):
+def stored_ratings(run_dir: Path, quota: int = 5) -> dict | None:
+    """What Potato wrote to its annotation output (each user's state file): ratings stored,
+    items rated more often than ``quota`` and the most ratings of one item; None when the
+    layout is not the one expected."""
+    per_item: dict[str, int] = {}
+    seen = False
+    for path in (run_dir / "annotation_output").glob("*/user_state.json"):
         seen = True
         try:
             state = json.loads(path.read_text())
         except (OSError, ValueError):
             continue
-        labels = state.get("instance_id_to_label_to_value") or {}
-        total += sum(1 for v in labels.values() if v)
-    return total if seen else None
+        for item, labels in (state.get("instance_id_to_label_to_value") or {}).items():
+            if labels:
+                per_item[item] = per_item.get(item, 0) + 1
+    if not seen:
+        return None
+    return {
+        "stored": sum(per_item.values()),
+        "items_over_quota": sum(1 for n in per_item.values() if n > quota),
+        "max_ratings_of_an_item": max(per_item.values(), default=0),
+    }
 
 
 class PotatoProfile(Profile):
