@@ -14,7 +14,7 @@ Bounded: at most 1000 participants a run, ``--timeout`` s a run; loopback only; 
 runs in its own process group, killed when its run ends, whatever happens.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/load/run.py \\
-        [--participants 50,200,1.2x] [--tools ambisite,potato] [--workers 3 --threads 4]
+        [--participants 50,200,1.2x] [--tools ambisite,potato] [--sizes 3x4,2x4]
 """
 
 from __future__ import annotations
@@ -143,11 +143,12 @@ def report(stats: generator.Stats, cpu: dict) -> dict:
     return out
 
 
-def run_ambisite(args, url: str, participants: int, capacity: int) -> dict:
+def run_ambisite(args, url: str, participants: int, capacity: int, size: str) -> dict:
+    workers, threads = (int(x) for x in size.split("x"))
     run_url = tool_ambisite.fresh_run_database(url, participants)
     bind = free_bind()
     log = ROOT / "var" / "bench" / "ambisite-gunicorn.log"
-    server = tool_ambisite.start(run_url, bind, args.workers, args.threads, log)
+    server = tool_ambisite.start(run_url, bind, workers, threads, log)
     try:
         meter = Meter(server.pid, run_url.rsplit("/", 1)[1])
         profile = tool_ambisite.AmbiSiteProfile()
@@ -156,7 +157,8 @@ def run_ambisite(args, url: str, participants: int, capacity: int) -> dict:
     finally:
         stop(server)
     out = report(stats, cpu)
-    out["server"] = f"gunicorn gthread {args.workers}x{args.threads}, DEBUG=0, PostgreSQL"
+    out["server"] = f"gunicorn gthread {size}, DEBUG=0, PostgreSQL"
+    out["size"] = size
     out["integrity"] = tool_ambisite.integrity(
         run_url, out["rated_items"], stats.refused > 0, capacity
     )
@@ -242,8 +244,11 @@ def main() -> None:
     parser.add_argument("--participants", default="50,200,1.2x", help="counts; Nx = N x capacity")
     parser.add_argument("--tools", default="ambisite,potato")
     parser.add_argument("--setups", type=int, default=200, help="study size (x 6 samples)")
-    parser.add_argument("--workers", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument(
+        "--sizes",
+        default="3x4",
+        help="AmbiSite's gunicorn workers x threads, one run each (the repo's config: 3x4)",
+    )
     parser.add_argument("--potato-threads", type=int, default=8)
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "load.json"))
@@ -278,21 +283,23 @@ def main() -> None:
     try:
         for n in plan:
             for tool in tools:
-                r = (
-                    run_ambisite(args, url, n, capacity)
-                    if tool == "ambisite"
-                    else run_potato(args, samples, n)
-                )
-                r["tool"], r["participants"] = tool, n
-                results["runs"].append(r)
-                print(line(tool, n, r), flush=True)
+                for size in args.sizes.split(",") if tool == "ambisite" else ["1x8"]:
+                    r = (
+                        run_ambisite(args, url, n, capacity, size)
+                        if tool == "ambisite"
+                        else run_potato(args, samples, n)
+                    )
+                    r["tool"], r["participants"] = tool, n
+                    results["runs"].append(r)
+                    print(line(f"{tool} {size}" if tool == "ambisite" else tool, n, r), flush=True)
     finally:
         if "ambisite" in tools:
             tool_ambisite.drop_databases(url)
     results["ratios"] = ratios(results["runs"])
     for r in results["ratios"]:
         print(
-            f"AmbiSite/Potato at {r['participants']}: items/s x{r['items_per_s']}, "
+            f"AmbiSite ({r['ambisite_size']})/Potato at {r['participants']}: "
+            f"items/s x{r['items_per_s']}, "
             f"pair p95 x{r['pair_p95']} (target at 200: >= 12 and <= 0.2)"
         )
     out = Path(args.out)
@@ -304,15 +311,17 @@ def main() -> None:
 
 
 def ratios(runs: list[dict]) -> list[dict]:
-    by = {(r["tool"], r["participants"]): r for r in runs}
+    """AmbiSite/Potato for every AmbiSite run with a Potato run of the same size."""
+    potato = {r["participants"]: r for r in runs if r["tool"] == "potato"}
     found = []
-    for (tool, n), a in by.items():
-        p = by.get(("potato", n))
-        if tool != "ambisite" or p is None or not p["items_per_s"] or not p["pair_ms"]["p95"]:
+    for a in runs:
+        p = potato.get(a["participants"])
+        if a["tool"] != "ambisite" or p is None or not p["items_per_s"] or not p["pair_ms"]["p95"]:
             continue
         found.append(
             {
-                "participants": n,
+                "participants": a["participants"],
+                "ambisite_size": a["size"],
                 "items_per_s": round((a["items_per_s"] or 0) / p["items_per_s"], 2),
                 "pair_p95": round((a["pair_ms"]["p95"] or 0) / p["pair_ms"]["p95"], 3),
             }
