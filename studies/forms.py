@@ -198,7 +198,8 @@ class RatingForm(forms.Form):
         low, high = score_range(kind)
         if kind == TaskKind.SENSE_CHOICE and n_choices:
             high = min(high, low + n_choices - 1)
-        self.fields["score"].choices = [(n, str(n)) for n in range(low, high + 1)]
+        scale = [(n, str(n)) for n in range(low, high + 1)]
+        self.fields["score"].choices = scale  # type: ignore[attr-defined]  # a ChoiceField
 
 
 class QualificationForm(forms.Form):

@@ -88,7 +88,7 @@ def with_kind_details(items: list[Item], kind: str) -> list[Item]:
         if kind == TaskKind.SENSE_CHOICE:
             marked = TARGET.search(item.sentence)
             item.target = marked.group(1) if marked else item.homonym
-            own = choices.get(item.sample_id, [])
+            own = choices.get(item.sample_id, []) if item.sample_id else []
             item.choices = own if item.sample_id else _check_choices(item)
     return items
 

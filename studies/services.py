@@ -437,7 +437,9 @@ def _check_choice(study: Study, sample_id: int | None, score: int) -> None:
     kind's range)."""
     if study.task_kind != TaskKind.SENSE_CHOICE:
         return
-    if not SenseCandidate.objects.filter(sample_id=sample_id, index=score).exists():
+    if sample_id is None or not (
+        SenseCandidate.objects.filter(sample_id=sample_id, index=score).exists()
+    ):
         raise StudyError("Please choose one of the meanings shown.")
 
 

@@ -51,7 +51,7 @@ class GenerateForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["endpoint"].choices = endpoint_choices()
+        self.fields["endpoint"].choices = endpoint_choices()  # type: ignore[attr-defined]
 
 
 class PrecontextForm(forms.Form):

@@ -217,7 +217,9 @@ def sentence_detail(request: HttpRequest, sentence_pk: int) -> HttpResponse:
         "decisions_log": sentence.decisions.select_related("by"),
         "review": ReviewForm(initial={"edited_text": sentence.final_text}),
         "generate": GenerateForm(initial={"endpoint": next(iter(_endpoints()), "")}),
-        "written": getattr(sentence, "written", None) if sentence.has_setup else None,
+        "written": getattr(sentence, "written", None)
+        if sentence.has_setup  # type: ignore[attr-defined]  # annotated by the selector
+        else None,
     }
     return render(request, "writing/sentence_detail.html", ctx)
 

@@ -277,7 +277,8 @@ def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
         return held
     want = participant.study.samples_per_participant
     free = list(_free_slots(participant.study).order_by("id").select_for_update(of=("self",)))
-    picked, seen = [], set()
+    picked: list = []
+    seen: set = set()
     for slot in free:  # one slot per setup first ...
         if slot.written_id not in seen and len(picked) < want:
             picked.append(slot)
