@@ -276,9 +276,13 @@ def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
     if held:
         return held
     want = participant.study.samples_per_participant
-    free = list(_free_slots(participant.study).order_by("id").select_for_update(of=("self",)))
-    picked: list = []
-    seen: set = set()
+    free = list(
+        _free_slots(participant.study)
+        .order_by("id")
+        .select_for_update(of=("self",), skip_locked=True)
+    )
+    picked: list[EndingSlot] = []
+    seen: set[int] = set()
     for slot in free:  # one slot per setup first ...
         if slot.written_id not in seen and len(picked) < want:
             picked.append(slot)
@@ -287,11 +291,12 @@ def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
         if slot not in picked and len(picked) < want:
             picked.append(slot)
     now = timezone.now()
-    for position, slot in enumerate(picked):
-        EndingSlot.objects.filter(pk=slot.pk).update(
-            participant=participant, position=position, reserved_at=now, draft=""
-        )
-    if not picked:
+    position = 0
+    for slot in picked:  # compare-and-set: a slot another writer took meanwhile is skipped
+        position += EndingSlot.objects.filter(
+            pk=slot.pk, participant_id=slot.participant_id
+        ).update(participant=participant, position=position, reserved_at=now, draft="")
+    if not position:
         raise WritingError("There are no stories left to write endings for.")
     return list(EndingSlot.objects.filter(participant=participant).order_by("position"))
 

@@ -151,3 +151,28 @@ def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
     per_setup = Sample.objects.filter(studies=rating).values_list("story__setup_id", flat=True)
     assert sorted(per_setup) == sorted([w.setup_id for w in written] * 6)
     assert Story.objects.filter(setup__in=[w.setup for w in written], ending="").count() == 2
+
+
+def test_ending_writers_get_different_setups_first_and_a_timed_out_writers_slots_come_back(
+    researcher,
+):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=3)
+    written = []
+    for sentence in write_sentences(qualified_writer(study, 1), 3):
+        sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+        row = services.precontext_write(sentence=sentence, text=PRECONTEXT, by=researcher)
+        written.append(services.setup_make(precontext=row, by=researcher))
+    endings = open_writing_study(Study.Activity.ENDINGS, slug="e", per=3, setups=written)
+    first = qualified_writer(endings, 11)
+    held = services.ending_slots_hold(participant=first)
+    assert len({slot.written_id for slot in held}) == 3  # three setups, one sense each
+    second = qualified_writer(endings, 12)
+    other = services.ending_slots_hold(participant=second)
+    assert not {s.pk for s in held} & {s.pk for s in other}
+    assert len(other) == 3
+    Participant.objects.filter(pk=first.pk).update(status=Participant.Status.TIMED_OUT)
+    third = qualified_writer(endings, 13)
+    assert {s.pk for s in services.ending_slots_hold(participant=third)} == {s.pk for s in held}
+    with pytest.raises(services.WritingError, match="no stories left"):
+        services.ending_slots_hold(participant=qualified_writer(endings, 14))
