@@ -1,6 +1,6 @@
 """The layer rule, checked on every test run: imports point down only (ambisite < annotations
-< studies, predictions < dashboards) and no app has an import cycle. The contracts are the
-``[tool.importlinter]`` tables of pyproject.toml; CONTRIBUTING.md explains them."""
+< studies, predictions < writing < dashboards) and no app has an import cycle. The contracts
+are the ``[tool.importlinter]`` tables of pyproject.toml; CONTRIBUTING.md explains them."""
 
 import subprocess
 import sys

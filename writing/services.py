@@ -293,9 +293,14 @@ def ending_slots_hold(*, participant: Participant) -> list[EndingSlot]:
     now = timezone.now()
     position = 0
     for slot in picked:  # compare-and-set: a slot another writer took meanwhile is skipped
-        position += EndingSlot.objects.filter(
-            pk=slot.pk, participant_id=slot.participant_id
-        ).update(participant=participant, position=position, reserved_at=now, draft="")
+        holder = (
+            Q(participant__isnull=True)
+            if slot.participant_id is None
+            else Q(participant_id=slot.participant_id)
+        )
+        position += EndingSlot.objects.filter(holder, pk=slot.pk).update(
+            participant=participant, position=position, reserved_at=now, draft=""
+        )
     if not position:
         raise WritingError("There are no stories left to write endings for.")
     return list(EndingSlot.objects.filter(participant=participant).order_by("position"))
