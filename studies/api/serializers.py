@@ -14,7 +14,7 @@ class StudySerializer(serializers.ModelSerializer):
     class Meta:
         model = Study
         fields = [
-            "id", "slug", "title", "status", "task_kind", "ratings_per_sample",
+            "id", "slug", "title", "status", "task_kind", "activity", "ratings_per_sample",
             "samples_per_participant",
             "attention_checks_per_batch", "time_limit_minutes", "guidelines", "contact",
             "n_samples", "n_participants", "created_at",

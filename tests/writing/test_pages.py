@@ -77,6 +77,10 @@ def test_researchers_review_generate_accept_and_clean_up(client, researcher, set
     client.force_login(researcher)
     for name in ("home", "pool", "sentences", "endings", "setups"):
         assert client.get(reverse(f"writing:{name}")).status_code == 200
+    detail = client.get(reverse("studies:detail", args=[world["ending_study"].pk]))
+    assert b"Ending writing" in detail.content and b"Preview the writing page" in detail.content
+    api = client.get(f"/api/v1/studies/{world['sentence_study'].slug}/")
+    assert api.json()["activity"] == "sentences"
     ending_url = reverse("writing:ending", args=[world["ending_pk"]])
     page = client.get(ending_url)
     assert b"<ins>They </ins>" in page.content or b"<ins>They" in page.content
