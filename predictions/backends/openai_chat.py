@@ -41,7 +41,14 @@ from django.conf import settings
 
 from ambisite.llm_endpoints import allows_model
 from predictions import parsing
-from predictions.prompts import DEFAULT_PROMPT, comparative_order, get_prompt, reask_messages
+from predictions.prompts import (
+    DEFAULT_PROMPT,
+    Prompt,
+    UnknownPrompt,
+    comparative_order,
+    get_prompt,
+    reask_messages,
+)
 from predictions.prompts import render as render_prompt
 
 from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
@@ -107,6 +114,24 @@ def first_line(text: str, limit: int = 200) -> str:
     return lines[0].strip()[:limit] if lines else ""
 
 
+def _bounded(field: str, value: object, low: float, high: float) -> float:
+    """``value`` as a number from ``low`` to ``high``, else ParamError naming the field."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParamError(field, f"{field} must be a number") from None
+    if not low <= number <= high:  # NaN fails too
+        raise ParamError(field, f"{field} must be from {low:g} to {high:g}")
+    return number
+
+
+def _prompt(field: str, prompt_id: object) -> Prompt:
+    try:
+        return get_prompt(str(prompt_id or DEFAULT_PROMPT))
+    except UnknownPrompt as exc:
+        raise ParamError(field, str(exc)) from None
+
+
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
     """A redirect is answered as the error it is: following it would send the key (urllib
     keeps the Authorization header) to a server the operator did not name."""
@@ -163,23 +188,29 @@ class OpenAIChatBackend(PredictorBackend):
                 f"endpoint {self.endpoint!r} does not allow model {self.model!r} "
                 f"(allowed: {allowed})",
             )
-        self.prompt = get_prompt(prompt or DEFAULT_PROMPT)
-        self.fallback_prompt = fallback_prompt or DEFAULT_PROMPT
+        self.prompt = _prompt("prompt", prompt)
+        self.fallback_prompt = _prompt("fallback_prompt", fallback_prompt).id
         self.prompt_version = self.prompt.id
         self.needs_whole_stories = self.prompt.is_comparative
         self.logprobs = bool(logprobs)
-        self.top_logprobs = int(top_logprobs)
-        self.max_concurrency = max(1, int(max_concurrency))
+        self.top_logprobs = int(_bounded("top_logprobs", top_logprobs, 0, 20))
+        self.max_concurrency = int(_bounded("max_concurrency", max_concurrency, 1, 64))
         # A batch is one thread pool's worth of work, so it must outnumber the workers.
-        self.batch_size = int(batch_size or max(16, 4 * self.max_concurrency))
-        self.max_retries = max(0, int(max_retries))
-        self.backoff_base = float(backoff_base)
-        self.backoff_max = float(backoff_max)
-        self.retry_after_max = float(retry_after_max)
-        self.timeout = float(timeout)
+        default_batch = max(16, 4 * self.max_concurrency)
+        self.batch_size = int(_bounded("batch_size", batch_size or default_batch, 1, 10_000))
+        self.max_retries = int(_bounded("max_retries", max_retries, 0, 20))
+        self.backoff_base = _bounded("backoff_base", backoff_base, 0, 600)
+        self.backoff_max = _bounded("backoff_max", backoff_max, 0, 3600)
+        self.retry_after_max = _bounded("retry_after_max", retry_after_max, 0, 3600)
+        self.timeout = _bounded("timeout", timeout, 0.1, 600)
         default_tokens = 64 if self.prompt.is_comparative else 16
-        self.max_tokens = int(default_tokens if max_tokens == "auto" else max_tokens or 0)
+        tokens = default_tokens if max_tokens == "auto" else max_tokens or 0
+        self.max_tokens = int(_bounded("max_tokens", tokens, 0, 100_000))
+        if temperature is not None:
+            temperature = _bounded("temperature", temperature, 0, 2)
         self.temperature = temperature
+        if not isinstance(extra_body, dict | None):
+            raise ParamError("extra_body", "extra_body must be a JSON object")
         self.extra_body = dict(extra_body or {})
         for key in ("model", "messages"):
             if key in self.extra_body:
@@ -187,7 +218,7 @@ class OpenAIChatBackend(PredictorBackend):
         if on_failure not in ("fallback", "raise"):
             raise ParamError("on_failure", 'on_failure is "fallback" or "raise"')
         self.on_failure = on_failure
-        self.fallback_score = float(fallback_score)
+        self.fallback_score = _bounded("fallback_score", fallback_score, 1, 5)
         self.failures = 0
         self._lock = threading.Lock()
         self.served_model = ""

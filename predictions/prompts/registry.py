@@ -18,8 +18,9 @@ SCHEMA = "ambisite-prompt-v1"
 REQUIRED = ("id", "schema", "version", "title", "output", "parameters", "system", "user")
 
 
-class UnknownPrompt(LookupError):
-    pass
+class UnknownPrompt(LookupError, ValueError):
+    """No prompt with that id: a lookup that failed, and a bad parameter value where a run
+    names it (run creation answers every ValueError with 400)."""
 
 
 class InvalidPrompt(ValueError):

@@ -84,3 +84,16 @@ def test_it_gives_non_researchers_nothing(non_researchers, uploaded_run, fixed_b
         assert_refused(client.post(f"{url}/cancel/"), status)
         assert_refused(client.post(f"{url}/retry/"), status)
     assert ModelRun.objects.count() == 1
+
+
+def test_an_unknown_prompt_is_a_400_for_any_llm_backend(api, small_split, settings):
+    endpoint = {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "", "models": ("*",)}
+    settings.LLM_ENDPOINTS = {"t": endpoint}
+    for backend, params in (
+        ("openai_chat", {"endpoint": "t", "model": "m", "prompt": "nope"}),
+        ("hf_causal", {"model_path": "/nonexistent", "prompt": "nope"}),
+    ):
+        payload = {"backend": backend, "params": params, "split": small_split.pk}
+        response = api.post("/api/v1/runs/", payload, format="json")
+        assert response.status_code == 400 and "unknown prompt 'nope'" in response.text
+    assert not ModelRun.objects.exists()

@@ -330,3 +330,24 @@ def test_a_model_run_over_a_split_stores_scores_raw_answers_and_the_prompt_versi
     assert set(run.predictions.values_list("raw_output", flat=True)) == {'{"A": 4, "B": 2}'}
     assert len(server.requests) == 3
     assert run.scores["total"] == 6
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("prompt", "no-such-prompt"),
+        ("fallback_prompt", "no-such-prompt"),
+        ("max_concurrency", 10**9),
+        ("max_concurrency", "many"),
+        ("timeout", "nan"),
+        ("max_retries", -1),
+        ("top_logprobs", None),
+        ("temperature", 9),
+        ("fallback_score", 0),
+        ("extra_body", [1]),
+        ("on_failure", "explode"),
+    ],
+)
+def test_a_bad_parameter_value_is_refused_naming_the_field(server, field, value):
+    with pytest.raises(ParamError, match=f"^params.{field}: "):
+        backend(server, **{field: value})
