@@ -4,16 +4,17 @@ One JSON object: ``dataset``, ``title``, ``split``, optional ``source``/``licenc
 optional sense inventory ``senses`` ({lemma: [candidate, ...]}) and ``items``. An item has
 ``id``, ``lemma``, ``context`` with the target marked once as ``<t>...</t>`` (as in the
 sensebench prompts), optional ``set``, ``candidates`` (else the lemma's inventory) and
-``gold`` (a candidate's ``key`` or its 0-based index). A candidate has ``gloss`` and optional
-``key``, ``synonyms`` and ``examples``. Parsed to dataclasses first, then written in one
-transaction; importing the same file again creates nothing.
+``gold`` (a candidate's ``key`` or its 0-based index) and optional ``split`` (default: the
+file's; e.g. FOOL's train set as its own split, for runs that fit on it). A candidate has
+``gloss`` and optional ``key``, ``synonyms`` and ``examples``. Parsed to dataclasses first,
+then written in one transaction; importing the same file again creates nothing.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.db import transaction
@@ -55,6 +56,7 @@ class Item:
     candidates: tuple[Candidate, ...]
     gold: int
     item_set: str = ""
+    split: str = ""
 
     @property
     def target(self) -> str:
@@ -140,6 +142,7 @@ def _item(raw, senses: dict[str, tuple[Candidate, ...]], n: int) -> Item:
         candidates=candidates,
         gold=_gold(raw.get("gold"), candidates, where),
         item_set=str(raw.get("set", "")),
+        split=str(raw.get("split", "")),
     )
 
 
@@ -154,6 +157,7 @@ def parse_sense_choice(doc) -> SenseChoiceData:
         for lemma, pair in (doc.get("senses") or {}).items()
     }
     items = [_item(raw, senses, n) for n, raw in enumerate(doc.get("items") or [])]
+    items = [item if item.split else replace(item, split=doc["split"]) for item in items]
     if len({item.id for item in items}) != len(items):
         raise SenseChoiceFormatError("two items have the same id")
     return SenseChoiceData(
@@ -190,16 +194,21 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     )
     if ds.task_kind != TaskKind.SENSE_CHOICE:
         raise SenseChoiceFormatError(f"dataset {ds.name} exists with task kind {ds.task_kind}")
-    split, _ = Split.objects.get_or_create(dataset=ds, name=data.split)
     for lemma, candidates in data.senses.items():
         homonym, _ = Homonym.objects.get_or_create(form=lemma)
         for c in candidates:
             Sense.objects.get_or_create(homonym=homonym, gloss=c.gloss, example_sentence="")
-    existing = set(Sample.objects.filter(split=split).values_list("dataset_id", flat=True))
+    splits = {
+        name: Split.objects.get_or_create(dataset=ds, name=name)[0]
+        for name in sorted({item.split for item in data.items})
+    }
+    existing = set(
+        Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
+    )
     created = 0
     for position, item in enumerate(data.items):
-        if item.id not in existing:
-            _item_create(split, position, item)
+        if (item.split, item.id) not in existing:
+            _item_create(splits[item.split], position, item)
             created += 1
     sets: dict[str, int] = {}
     for item in data.items:

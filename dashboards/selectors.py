@@ -204,8 +204,11 @@ def labels_by_sample(ratings: QuerySet[Rating]) -> dict[int, list[int]]:
     }
 
 
-def finished_runs() -> list[ModelRun]:
-    return list(ModelRun.objects.finished().select_related("split__dataset").order_by("id"))
+def finished_runs(kind: str = "plausibility") -> list[ModelRun]:
+    """Finished runs over samples of one task kind (the official leaderboard: plausibility;
+    relatedness and sense choice have their own page)."""
+    runs = ModelRun.objects.finished().filter(split__dataset__task_kind=kind)
+    return list(runs.select_related("split__dataset").order_by("id"))
 
 
 def predictions_by_run(runs: list[ModelRun], samples=None) -> dict[int, dict[int, float]]:

@@ -10,23 +10,18 @@ from django.shortcuts import render
 
 from ambisite.access import researcher_required
 from ambisite.query import id_param
-from annotations.models import Sample, Split
+from annotations.models import Sample, Split, TaskKind
 
 from .prompts import Prompt, UnknownPrompt, all_prompts, get_prompt
 from .prompts import render as render_prompt
+from .prompts.sense_choice import OUTPUT as SENSE_CHOICE_OUTPUT
+from .prompts.sense_choice import render_sense_choice
+from .rows import backend_dict
 
 
 def sample_dict(sample: Sample) -> dict:
     """A sample as backends see it: the text fields only, never labels."""
-    return {
-        "id": sample.dataset_id,
-        "homonym": sample.story.setup.homonym.form,
-        "judged_meaning": sample.sense.gloss if sample.sense else "",
-        "example_sentence": sample.sense.example_sentence if sample.sense else "",
-        "precontext": sample.story.setup.precontext,
-        "sentence": sample.story.setup.sentence,
-        "ending": sample.story.ending,
-    }
+    return backend_dict(sample)
 
 
 def _prompt_or_404(prompt_id: str) -> Prompt:
@@ -36,9 +31,12 @@ def _prompt_or_404(prompt_id: str) -> Prompt:
         raise Http404(f"no prompt {prompt_id!r}") from None
 
 
-def _chosen_sample(split_pk: str | None, dataset_id: str | None) -> tuple[Split | None, Sample]:
-    """The sample asked for, or the first sample of the split (or of any split)."""
-    samples = Sample.objects.with_related().order_by("split_id", "position")
+def _chosen_sample(
+    split_pk: str | None, dataset_id: str | None, kind: str = TaskKind.PLAUSIBILITY
+) -> tuple[Split | None, Sample]:
+    """The sample asked for, or the first sample of the split (or of any split of the
+    prompt's task kind)."""
+    samples = Sample.objects.with_related().of_kind(kind).order_by("split_id", "position")
     split_id = id_param({"split": split_pk}, "split")
     split = Split.objects.filter(pk=split_id).first() if split_id else None
     if split is not None:
@@ -56,6 +54,17 @@ def _other_sense(sample: Sample) -> Sample | None:
     return others.exclude(pk=sample.pk).order_by("position").first()
 
 
+def _sense_choice_preview(prompt: Prompt, query) -> dict:
+    """The exact messages a sense-choice prompt sends for a real item, with the order of
+    its candidates; nothing when no sense-choice item is stored."""
+    if not Sample.objects.of_kind(TaskKind.SENSE_CHOICE).exists():
+        return {}
+    split, sample = _chosen_sample(query.get("split"), query.get("sample"), TaskKind.SENSE_CHOICE)
+    sample = Sample.objects.with_related().prefetch_related("candidates").get(pk=sample.pk)
+    messages, order = render_sense_choice(prompt, sample_dict(sample))
+    return {"split": split, "sample": sample, "messages_rendered": messages, "order": order}
+
+
 @researcher_required
 def prompt_list(request):
     return render(request, "predictions/prompts/list.html", {"prompts": all_prompts()})
@@ -69,7 +78,9 @@ def prompt_detail(request, prompt_id: str):
         "parameters_json": json.dumps(prompt.parameters, indent=2, ensure_ascii=False),
         "splits": Split.objects.select_related("dataset"),
     }
-    if Sample.objects.exists():
+    if prompt.output == SENSE_CHOICE_OUTPUT:
+        context.update(_sense_choice_preview(prompt, request.GET))
+    elif Sample.objects.of_kind(TaskKind.PLAUSIBILITY).exists():
         split, sample = _chosen_sample(request.GET.get("split"), request.GET.get("sample"))
         other = _other_sense(sample) if prompt.is_comparative else None
         context.update(split=split, sample=sample, other=other)

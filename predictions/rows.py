@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from annotations.models import Rating, Sample, Split
+from annotations.models import Rating, Sample, Split, TaskKind
 
 from .errors import FitOnScoredSamples
 from .models import ModelRun, TrainedModel
@@ -31,8 +31,15 @@ class Row:
 
 def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
     """The split's samples in file order as backend dicts (labels only when asked, for fitting:
-    ``choices`` from valid ratings and their ``average``)."""
-    qs = Sample.objects.filter(split=split).with_related().order_by("position")
+    ``choices`` from valid ratings and their ``average``; a sense-choice sample's ``gold``
+    candidate index)."""
+    qs = (
+        Sample.objects.filter(split=split)
+        .with_related()
+        .select_related("pair")
+        .prefetch_related("candidates")
+        .order_by("position")
+    )
     scores: dict[int, list[int]] = {}
     if labels:
         valid = Rating.objects.valid().filter(sample__split=split).order_by("position", "id")
@@ -40,22 +47,52 @@ def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
             scores.setdefault(sample_id, []).append(value)
     rows = []
     for s in qs:
-        d = {
-            "id": s.dataset_id,
-            "homonym": s.story.setup.homonym.form,
-            "judged_meaning": s.sense.gloss,
-            "example_sentence": s.sense.example_sentence,
-            "precontext": s.story.setup.precontext,
-            "sentence": s.story.setup.sentence,
-            "ending": s.story.ending,
-        }
-        if labels:
+        d = backend_dict(s)
+        if labels and d["task_kind"] == TaskKind.SENSE_CHOICE:
+            gold = [c.index for c in s.candidates.all() if c.is_gold]
+            if not gold:
+                continue
+            d["gold"] = gold[0]
+        elif labels:
             if not scores.get(s.pk):
                 continue
             d["choices"] = scores[s.pk]
             d["average"] = sum(scores[s.pk]) / len(scores[s.pk])
         rows.append(Row(s.pk, s.story_id, d["homonym"], d))
     return rows
+
+
+def backend_dict(s: Sample) -> dict:
+    """A sample as backends see it, never with labels: the AmbiStory text fields, plus
+    ``sentence1``/``sentence2``/``target`` for relatedness and ``context`` (target marked
+    ``<t>...</t>``), ``set`` and ``candidates`` for sense choice. ``s`` comes with its
+    relations (``with_related``; ``pair`` and ``candidates`` for those kinds)."""
+    kind = s.split.dataset.task_kind
+    setup = s.story.setup
+    d = {
+        "id": s.dataset_id,
+        "task_kind": kind,
+        "homonym": setup.homonym.form,
+        "judged_meaning": s.sense.gloss if s.sense else "",
+        "example_sentence": s.sense.example_sentence if s.sense else "",
+        "precontext": setup.precontext,
+        "sentence": setup.sentence,
+        "ending": s.story.ending,
+    }
+    if kind == TaskKind.RELATEDNESS:
+        pair = getattr(s, "pair", None)
+        target = pair.target if pair else setup.homonym.form
+        d.update(sentence1=setup.precontext, sentence2=setup.sentence, target=target)
+    elif kind == TaskKind.SENSE_CHOICE:
+        d.update(
+            context=setup.sentence,
+            set=s.item_set,
+            candidates=[
+                {"key": c.key, "gloss": c.gloss, "synonyms": c.synonyms, "examples": c.examples}
+                for c in s.candidates.all()
+            ],
+        )
+    return d
 
 
 def split_names(value: str | Sequence[str] | None) -> list[str]:

@@ -1,13 +1,15 @@
-"""A model run's official scores against the current human ratings."""
+"""A model run's scores: the official metrics for plausibility, Spearman for relatedness,
+accuracy and macro-F1 per set for sense choice (:mod:`predictions.evaluation_kinds`)."""
 
 from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.models import Rater, Rating
+from annotations.models import Rater, Rating, Sample, SenseCandidate, TaskKind
 
 from .evaluation import score_lists
+from .evaluation_kinds import relatedness_scores, sense_choice_scores
 from .models import ModelRun
 
 
@@ -34,11 +36,39 @@ def run_score(*, run: ModelRun) -> dict | None:
     Samples without ratings (e.g. a redacted test file) are left out; a run with no rated
     sample gets no score.
     """
-    labels, preds = run_labels_and_predictions(run)
-    if not labels:
-        run.scores = None
+    kind = run.split.dataset.task_kind
+    if kind == TaskKind.SENSE_CHOICE:
+        found = _sense_choice(run)
     else:
-        result = score_lists(labels, preds)
-        run.scores = {**result.as_dict(), "scored_at": timezone.now().isoformat()}
+        labels, preds = run_labels_and_predictions(run)
+        found = None
+        if labels and kind == TaskKind.RELATEDNESS:
+            found = relatedness_scores(preds, [sum(lab) / len(lab) for lab in labels])
+        elif labels:
+            found = score_lists(labels, preds).as_dict()
+    run.scores = {**found, "scored_at": timezone.now().isoformat()} if found else None
     run.save(update_fields=["scores"])
     return run.scores
+
+
+def _sense_choice(run: ModelRun) -> dict | None:
+    """Accuracy and macro-F1 per set against the gold candidates; a prediction is the index
+    of the chosen candidate (anything else counts as wrong)."""
+    preds = dict(run.predictions.values_list("sample_id", "score"))
+    rows = Sample.objects.filter(pk__in=preds).values_list(
+        "pk", "item_set", "story__setup__homonym__form"
+    )
+    gold = dict(
+        SenseCandidate.objects.filter(sample_id__in=preds, is_gold=True).values_list(
+            "sample_id", "index"
+        )
+    )
+    scored = [(pk, item_set, word) for pk, item_set, word in rows if pk in gold]
+    if not scored:
+        return None
+    return sense_choice_scores(
+        [gold[pk] for pk, _, _ in scored],
+        [int(round(preds[pk])) for pk, _, _ in scored],
+        [word for _, _, word in scored],
+        [item_set for _, item_set, _ in scored],
+    )

@@ -20,6 +20,9 @@ BUILTIN: dict[str, str] = {
     "quality": "predictions.backends.quality.QualityBackend",
     "openai_chat": "predictions.backends.openai_chat.OpenAIChatBackend",
     "hf_causal": "predictions.backends.hf_causal.HFCausalBackend",
+    "minilm_relatedness": "predictions.backends.kinds.ContextualDistanceBackend",
+    "knn_probe": "predictions.backends.kinds.KnnProbeBackend",
+    "sense_choice_chat": "predictions.backends.sense_choice_chat.SenseChoiceChatBackend",
 }
 
 

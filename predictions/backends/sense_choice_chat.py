@@ -1,0 +1,58 @@
+"""Sense choice through the OpenAI-compatible chat backend: a versioned sensebench-style
+prompt (default ``sense-choice-v1``), the answer ``{"sense_index": n}`` mapped back to the
+candidate's index, which is the prediction's score. Endpoints, retries and concurrency are
+:class:`~predictions.backends.openai_chat.OpenAIChatBackend`'s."""
+
+from __future__ import annotations
+
+from predictions.prompts import reask_messages
+from predictions.prompts.sense_choice import (
+    OUTPUT,
+    SenseIndexError,
+    parse_sense_index,
+    render_sense_choice,
+)
+
+from .base import ParamError, PredictionOutput, SampleDict
+from .openai_chat import UNPARSED, OpenAIChatBackend, PredictionFailed
+
+DEFAULT_SENSE_PROMPT = "sense-choice-v1"
+
+
+class SenseChoiceChatBackend(OpenAIChatBackend):
+    name = "sense_choice_chat"
+    version = "1"
+
+    def __init__(self, *, prompt: str = "", max_tokens: int | None | str = 32, **params):
+        super().__init__(prompt=prompt or DEFAULT_SENSE_PROMPT, max_tokens=max_tokens, **params)
+        if self.prompt.output != OUTPUT:
+            raise ParamError("prompt", f"prompt {self.prompt.id} is not a sense-choice prompt")
+        self.needs_whole_stories = False
+
+    def _predict_group(self, group: tuple[SampleDict, ...]) -> dict[str, PredictionOutput]:
+        return {str(sample["id"]): self._predict_one(sample) for sample in group}
+
+    def _predict_one(self, sample: SampleDict) -> PredictionOutput:
+        messages, order = render_sense_choice(self.prompt, sample)
+        answer, _ = self._complete(messages)
+        try:
+            return PredictionOutput(
+                score=float(parse_sense_index(answer, order)), raw_output=answer
+            )
+        except SenseIndexError:
+            retry, _ = self._complete(reask_messages(messages, answer, self.prompt))
+            raw = f"{answer}\n---\n{retry}"
+            try:
+                return PredictionOutput(
+                    score=float(parse_sense_index(retry, order)), raw_output=raw
+                )
+            except SenseIndexError:
+                return self._no_choice(sample, raw)
+
+    def _no_choice(self, sample: SampleDict, raw: str) -> PredictionOutput:
+        """No usable answer: counted, then refused or scored -1 (never a candidate)."""
+        with self._lock:
+            self.failures += 1
+        if self.on_failure == "raise":
+            raise PredictionFailed(str(sample["id"]), raw)
+        return PredictionOutput(score=-1.0, raw_output=UNPARSED + raw)
