@@ -217,6 +217,7 @@ class EndingSlot(models.Model):
     )
     position = models.PositiveSmallIntegerField(null=True, blank=True)
     draft = models.TextField(blank=True)
+    draft_comment = models.TextField(blank=True)
     reserved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -329,7 +329,9 @@ def ending_submit(
         problem = rules.ending_problem(text, slot.written.setup.homonym.form)
         if problem is None:
             return _ending_save(participant, slot, text, comment)
-        EndingSlot.objects.filter(pk=slot.pk).update(draft=text[:2000])
+        EndingSlot.objects.filter(pk=slot.pk).update(
+            draft=text[:2000], draft_comment=comment.strip()[:2000]
+        )
     raise Refused(problem)
 
 
@@ -337,7 +339,7 @@ def _ending_save(participant: Participant, slot: EndingSlot, text: str, comment:
     ending = Ending.objects.create(
         slot=slot, participant=participant, text=text, comment=comment.strip()[:2000]
     )
-    EndingSlot.objects.filter(pk=slot.pk).update(draft="")
+    EndingSlot.objects.filter(pk=slot.pk).update(draft="", draft_comment="")
     left = EndingSlot.objects.filter(participant=participant).exclude(
         Exists(Ending.objects.filter(slot=OuterRef("pk"), participant=participant))
     )

@@ -64,10 +64,13 @@ def test_an_ending_with_the_word_is_refused_with_a_clear_message_and_kept(client
     assert b"Finished Samples: 0/1" in page.content
     slot = Participant.objects.get(prolific_pid=pid(3)).ending_slots.get()
     word = slot.written.setup.homonym.form
-    refused = client.post(url, {"slot": slot.pk, "text": f"In the end the {word} was gone."})
+    refused = client.post(
+        url, {"slot": slot.pk, "text": f"In the end the {word} was gone.", "comment": "hm, hard"}
+    )
     assert refused.status_code == 400
     assert f"must not contain the word &quot;{word}&quot;".encode() in refused.content
-    assert f"In the end the {word} was gone.".encode() in client.get(url).content
+    reloaded = client.get(url).content
+    assert f"In the end the {word} was gone.".encode() in reloaded and b"hm, hard" in reloaded
     done = client.post(url, {"slot": slot.pk, "text": "In the end it was all gone."})
     assert b"WRITE123" in client.get(done["Location"], follow=True).content
 
