@@ -19,6 +19,10 @@ import statistics
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["accepted_band", "is_within_sd", "label_mean", "label_sd", "spearman"]
 
@@ -66,7 +70,9 @@ def accepted_band(labels: Sequence[float]) -> tuple[float, float]:
     return avg - half, avg + half
 
 
-def spearman(predictions: Sequence[float], means: Sequence[float]) -> float | None:
+def spearman(
+    predictions: Sequence[float] | np.ndarray, means: Sequence[float] | np.ndarray
+) -> float | None:
     """Spearman's rho as the official scorer reports it (``scipy.stats.spearmanr``).
 
     ``None`` where it is undefined: fewer than two items, or constant input (a majority

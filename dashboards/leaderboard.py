@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from annotations.models import Rating, Sample, Split
-from predictions.comparison import PairedComparison, replicates
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
 from . import scoring
+from .scoring import PairedComparison, replicates
 from .selectors import SCALE, flat_array, lookup, sample_counts, sample_frame
 
 

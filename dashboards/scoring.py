@@ -8,7 +8,7 @@ the mean), so the rule itself is asked, once per distinct row, for the interval'
 last float, and each prediction is then judged by two comparisons: the verdicts are the
 rule's own, bit for bit. Means are the official ``sum / count`` (exact in floats), Spearman
 is scipy's as in the official scorer, and the setup bootstrap draws its replicates exactly
-as :mod:`predictions.comparison` does, so the figures match that module's.
+as :mod:`tests.predictions.comparison_oracle` does, so the figures match that module's.
 """
 
 from __future__ import annotations
@@ -22,18 +22,97 @@ from functools import cached_property
 import numpy as np
 
 from annotations.metrics import MIN_SPEARMAN_ITEMS, distinct_rows, dot
-from annotations.official import is_within_sd, label_mean, label_sd
-from predictions.comparison import (
-    LABELS,
-    PairedComparison,
-    defined_count,
-    paired_result,
-    percentile_interval,
-    replicates,
-)
+from annotations.official import is_within_sd, label_mean, label_sd, spearman
 from predictions.evaluation import Score
 
 CHUNK_CELLS = 2_000_000  # (replicate x item) cells held at once
+LABELS = (1, 2, 3, 4, 5)
+BOOTSTRAP_ITEM_BUDGET = 20_000_000  # item-replicates; large runs get fewer replicates
+MIN_BOOTSTRAP = 100
+
+
+def replicates(n_boot: int, n_items: int) -> int:
+    """Replicates to draw: ``n_boot`` unless that exceeds the budget on large runs."""
+    if n_items * n_boot <= BOOTSTRAP_ITEM_BUDGET:
+        return n_boot
+    return max(MIN_BOOTSTRAP, BOOTSTRAP_ITEM_BUDGET // max(n_items, 1))
+
+
+def defined_count(values) -> int:
+    """How many bootstrap replicates gave a defined (finite) figure: an interval is taken
+    over those only, so it is reported next to the number drawn."""
+    return int(np.isfinite(np.asarray(values, float)).sum())
+
+
+def percentile_interval(values) -> tuple[float, float] | None:
+    """The 2.5 and 97.5 percentiles of ``values`` (NaNs left out); None when none remain."""
+    arr = np.asarray(values, float)
+    arr = arr[~np.isnan(arr)]
+    if not len(arr):
+        return None
+    low, high = np.percentile(arr, [2.5, 97.5])
+    return (float(low), float(high))
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Run A minus run B on the same items."""
+
+    n_items: int
+    accuracy_a: float
+    accuracy_b: float
+    accuracy_diff: float
+    accuracy_diff_ci: tuple[float, float] | None
+    spearman_a: float | None
+    spearman_b: float | None
+    spearman_diff: float | None
+    spearman_diff_ci: tuple[float, float] | None
+    wilcoxon_statistic: float | None
+    wilcoxon_p: float | None
+    mean_abs_error_a: float
+    mean_abs_error_b: float
+    replicates: int = 0  # paired replicates drawn
+    spearman_diff_defined: int = 0  # replicates where both Spearmans are defined
+
+
+def paired_result(
+    score_a: Score, score_b: Score, d_acc, d_rho, err_a: np.ndarray, err_b: np.ndarray
+) -> PairedComparison:
+    """A :class:`PairedComparison` from both runs' official scores, the bootstrap
+    differences of accuracy and Spearman, and the per-item absolute errors."""
+    stat, p = wilcoxon_errors(err_a, err_b)
+    rho_diff = None
+    if score_a.spearman is not None and score_b.spearman is not None:
+        rho_diff = score_a.spearman - score_b.spearman
+    return PairedComparison(
+        n_items=len(err_a),
+        accuracy_a=score_a.accuracy,
+        accuracy_b=score_b.accuracy,
+        accuracy_diff=score_a.accuracy - score_b.accuracy,
+        accuracy_diff_ci=percentile_interval(d_acc),
+        spearman_a=score_a.spearman,
+        spearman_b=score_b.spearman,
+        spearman_diff=rho_diff,
+        spearman_diff_ci=percentile_interval(d_rho) if rho_diff is not None else None,
+        wilcoxon_statistic=stat,
+        wilcoxon_p=p,
+        mean_abs_error_a=float(err_a.mean()),
+        mean_abs_error_b=float(err_b.mean()),
+        replicates=len(d_rho),
+        spearman_diff_defined=defined_count(d_rho),
+    )
+
+
+def wilcoxon_errors(err_a: np.ndarray, err_b: np.ndarray) -> tuple[float | None, float | None]:
+    """Wilcoxon signed-rank statistic and p of paired errors; (None, None) when identical."""
+    from scipy.stats import wilcoxon
+
+    if not np.any(err_a != err_b):
+        return None, None  # identical errors: the test is undefined
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = wilcoxon(err_a, err_b)
+    return float(result.statistic), float(result.pvalue)
 
 
 @dataclass(frozen=True)
@@ -113,18 +192,6 @@ def _float(i: int) -> float:
     return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
-def spearman(preds: np.ndarray, means: np.ndarray) -> float | None:
-    """The official Spearman (scipy's, None where undefined)."""
-    from scipy.stats import spearmanr
-
-    if len(preds) < 2:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        rho = float(spearmanr(preds, means).statistic)
-    return None if math.isnan(rho) else rho
-
-
 def official(labels: Labels, preds: np.ndarray) -> Score:
     """The official scores of aligned predictions (:func:`predictions.evaluation.score_lists`)."""
     correct = int(labels.inside(preds).sum())
@@ -143,7 +210,7 @@ def split_by_ending(labels: Labels, preds: np.ndarray, ended: np.ndarray) -> dic
 
 def label_distribution(values: np.ndarray) -> list[float]:
     """Share of each label after rounding half up onto the scale (Table 6), as
-    :func:`predictions.comparison.label_distribution` gives it."""
+    :func:`tests.predictions.comparison_oracle.label_distribution` gives it."""
     if not len(values):
         return [0.0] * len(LABELS)
     rounded = np.clip(np.floor(np.asarray(values, float) + 0.5), LABELS[0], LABELS[-1])
@@ -198,7 +265,7 @@ class SetupSpearman:
 
 
 class _Bootstrap:
-    """Setup replicates drawn as :mod:`predictions.comparison` draws them (one
+    """Setup replicates drawn as :mod:`tests.predictions.comparison_oracle` draws them (one
     ``rng.integers(0, n_setups, n_setups)`` per replicate), in blocks of rows of counts."""
 
     def __init__(self, setups, n_items: int, n_boot: int, seed: int):
@@ -222,7 +289,7 @@ class _Bootstrap:
 
 def run_intervals(labels: Labels, preds, setups, *, n_boot: int = 1000, seed: int = 0) -> dict:
     """Percentile bootstrap 95% intervals of accuracy and Spearman, resampling setups
-    (:func:`predictions.comparison.run_intervals`)."""
+    (:func:`tests.predictions.comparison_oracle.run_intervals`)."""
     boot = _Bootstrap(setups, len(preds), n_boot, seed)
     hits = boot.per_setup(labels.inside(preds).astype(float))
     items = boot.per_setup(np.ones(len(preds)))
@@ -245,7 +312,7 @@ def paired_comparison(
 ) -> PairedComparison:
     """Paired bootstrap (setups) on the differences of accuracy and Spearman, and a
     Wilcoxon signed-rank test on the per-item absolute errors against the human mean
-    (:func:`predictions.comparison.paired_comparison`)."""
+    (:func:`tests.predictions.comparison_oracle.paired_comparison`)."""
     preds_a, preds_b = np.asarray(preds_a, float), np.asarray(preds_b, float)
     boot = _Bootstrap(setups, len(preds_a), n_boot, seed)
     hits_a = boot.per_setup(labels.inside(preds_a).astype(float))

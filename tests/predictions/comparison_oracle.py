@@ -1,35 +1,43 @@
-"""Model runs next to humans and next to each other, as a pure module (no Django).
+"""The slow, obviously-correct implementation of the run statistics, kept as the test oracle
+of :mod:`dashboards.scoring` (the one production implementation, which must give the same
+figures): per-item Python loops over the official rule and whole-set scores, setups resampled
+for the bootstrap exactly as production draws them.
 
 Every per-item judgment of "inside the accepted band" comes from the official
 :func:`annotations.official.is_within_sd` and every whole-set score from
-:func:`predictions.evaluation.score_lists`; this module only slices, resamples and compares.
-Bootstrap replicates resample *setups* (the six samples of a story setup move together).
+:func:`predictions.evaluation.score_lists`.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from annotations.metrics import GroupedRanks, grouped_pearson
 from annotations.official import is_within_sd, label_mean
+from dashboards.scoring import (
+    LABELS,
+    PairedComparison,
+    defined_count,
+    paired_result,
+    percentile_interval,
+    replicates,
+)
+from predictions.evaluation import Score, score_lists
 
-from .evaluation import Score, score_lists
-
-LABELS = (1, 2, 3, 4, 5)
-BOOTSTRAP_ITEM_BUDGET = 20_000_000  # item-replicates; large runs get fewer replicates
-MIN_BOOTSTRAP = 100
-
-
-def replicates(n_boot: int, n_items: int) -> int:
-    """Replicates to draw: ``n_boot`` unless that exceeds the budget on large runs."""
-    if n_items * n_boot <= BOOTSTRAP_ITEM_BUDGET:
-        return n_boot
-    return max(MIN_BOOTSTRAP, BOOTSTRAP_ITEM_BUDGET // max(n_items, 1))
+__all__ = [
+    "PairedComparison",
+    "defined_count",
+    "human_distribution",
+    "label_distribution",
+    "paired_comparison",
+    "round_label",
+    "run_intervals",
+    "score_lists",
+    "split_by_ending",
+]
 
 
 def split_by_ending(
@@ -88,22 +96,6 @@ class _ItemResampler:
         return float(grouped_pearson(self.group, ranks, self.mean_ranks.ranks(w), w, 1)[0])
 
 
-def defined_count(values) -> int:
-    """How many bootstrap replicates gave a defined (finite) figure: an interval is taken
-    over those only, so it is reported next to the number drawn."""
-    return int(np.isfinite(np.asarray(values, float)).sum())
-
-
-def percentile_interval(values) -> tuple[float, float] | None:
-    """The 2.5 and 97.5 percentiles of ``values`` (NaNs left out); None when none remain."""
-    arr = np.asarray(values, float)
-    arr = arr[~np.isnan(arr)]
-    if not len(arr):
-        return None
-    low, high = np.percentile(arr, [2.5, 97.5])
-    return (float(low), float(high))
-
-
 def run_intervals(
     labels, preds, setups, *, n_boot: int = 1000, seed: int = 0
 ) -> dict[str, tuple[float, float] | None]:
@@ -116,27 +108,6 @@ def run_intervals(
         acc.append(res.accuracy(w))
         rho.append(res.spearman(w))
     return {"accuracy": percentile_interval(acc), "spearman": percentile_interval(rho)}
-
-
-@dataclass(frozen=True)
-class PairedComparison:
-    """Run A minus run B on the same items."""
-
-    n_items: int
-    accuracy_a: float
-    accuracy_b: float
-    accuracy_diff: float
-    accuracy_diff_ci: tuple[float, float] | None
-    spearman_a: float | None
-    spearman_b: float | None
-    spearman_diff: float | None
-    spearman_diff_ci: tuple[float, float] | None
-    wilcoxon_statistic: float | None
-    wilcoxon_p: float | None
-    mean_abs_error_a: float
-    mean_abs_error_b: float
-    replicates: int = 0  # paired replicates drawn
-    spearman_diff_defined: int = 0  # replicates where both Spearmans are defined
 
 
 def paired_comparison(
@@ -157,43 +128,3 @@ def paired_comparison(
     err_a = np.abs(np.asarray(preds_a, float) - a.means)
     err_b = np.abs(np.asarray(preds_b, float) - a.means)
     return paired_result(score_a, score_b, d_acc, d_rho, err_a, err_b)
-
-
-def paired_result(
-    score_a: Score, score_b: Score, d_acc, d_rho, err_a: np.ndarray, err_b: np.ndarray
-) -> PairedComparison:
-    """A :class:`PairedComparison` from both runs' official scores, the bootstrap
-    differences of accuracy and Spearman, and the per-item absolute errors."""
-    stat, p = wilcoxon_errors(err_a, err_b)
-    rho_diff = None
-    if score_a.spearman is not None and score_b.spearman is not None:
-        rho_diff = score_a.spearman - score_b.spearman
-    return PairedComparison(
-        n_items=len(err_a),
-        accuracy_a=score_a.accuracy,
-        accuracy_b=score_b.accuracy,
-        accuracy_diff=score_a.accuracy - score_b.accuracy,
-        accuracy_diff_ci=percentile_interval(d_acc),
-        spearman_a=score_a.spearman,
-        spearman_b=score_b.spearman,
-        spearman_diff=rho_diff,
-        spearman_diff_ci=percentile_interval(d_rho) if rho_diff is not None else None,
-        wilcoxon_statistic=stat,
-        wilcoxon_p=p,
-        mean_abs_error_a=float(err_a.mean()),
-        mean_abs_error_b=float(err_b.mean()),
-        replicates=len(d_rho),
-        spearman_diff_defined=defined_count(d_rho),
-    )
-
-
-def wilcoxon_errors(err_a: np.ndarray, err_b: np.ndarray) -> tuple[float | None, float | None]:
-    """Wilcoxon signed-rank statistic and p of paired errors; (None, None) when identical."""
-    from scipy.stats import wilcoxon
-
-    if not np.any(err_a != err_b):
-        return None, None  # identical errors: the test is undefined
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = wilcoxon(err_a, err_b)
-    return float(result.statistic), float(result.pvalue)
