@@ -23,6 +23,13 @@ never swept inside an arrival's transaction: an arrival that finds the study ful
 the late sessions (``participants_expire``, one short transaction each) and tries once more.
 Rating marks a slot done with one compare-and-set UPDATE (``studies.services``), so the
 rating path costs one write per item besides the rating itself.
+
+Adaptive allocation (``Study.adaptive``) opens ``ratings_per_sample`` slots per sample and
+adds more in growth rounds (``slots_grow``, the rule in ``studies.adaptive``). A round runs
+when an arrival finds no batch, never on the rating path. Rounds queue on the study row
+(``SELECT ... FOR UPDATE``), so two rounds never count the same allotment twice: a sample
+never gets more than ``max_ratings_per_sample`` non-void slots and the study never more
+than its budget. New slots take the next number, as replacements do.
 """
 
 from __future__ import annotations
@@ -37,8 +44,9 @@ from django.db.models import Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotations.models import Rating
+from annotations.models import Rater, Rating
 
+from . import adaptive
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 
 RESERVE_ATTEMPTS = 8
@@ -69,6 +77,13 @@ def batch_problem(study: Study) -> str | None:
         return "Samples per participant must be at least 1."
     if study.ratings_per_sample < 1:
         return "Ratings per sample must be at least 1."
+    if study.adaptive and study.max_ratings_per_sample < study.ratings_per_sample:
+        return "The maximum ratings per sample must be at least the ratings per sample."
+    if study.adaptive and study.budget(n_samples) < n_samples * study.ratings_per_sample:
+        return (
+            f"The rating budget must cover the first {study.ratings_per_sample} ratings of "
+            f"each of the {n_samples} samples ({n_samples * study.ratings_per_sample})."
+        )
     setups = (
         StudySample.objects.filter(study=study).values("sample__story__setup_id").distinct().count()
     )
@@ -245,6 +260,92 @@ def pending_holds_block(study: Study) -> bool:
         .count()
     )
     return setups >= study.samples_per_participant
+
+
+COUNTED = (Slot.Status.FREE, Slot.Status.RESERVED, Slot.Status.DONE)
+
+
+def _growth_states(study: Study) -> list[adaptive.SampleState]:
+    """Every study sample's valid ratings in this study and its counted slots (3 queries)."""
+    wanted: dict[int, int] = {}
+    pending: dict[int, int] = {}
+    setup: dict[int, int] = {}
+    rows = Slot.objects.filter(study=study, status__in=COUNTED).values_list(
+        "sample_id", "setup_id", "status"
+    )
+    for sample_id, setup_id, status in rows:
+        wanted[sample_id] = wanted.get(sample_id, 0) + 1
+        pending[sample_id] = pending.get(sample_id, 0) + (status != Slot.Status.DONE)
+        setup[sample_id] = setup_id
+    scores: dict[int, list[int]] = {}
+    ratings = (
+        Rating.objects.filter(rater__participant__study=study, sample_id__in=list(wanted))
+        .exclude(rater__in=Rater.objects.excluded())
+        .values_list("sample_id", "score")
+    )
+    for sample_id, score in ratings:
+        scores.setdefault(sample_id, []).append(score)
+    return [
+        adaptive.SampleState(
+            key=sid,
+            group=setup[sid],
+            scores=tuple(scores.get(sid, ())),
+            wanted=wanted[sid],
+            pending=pending[sid],
+        )
+        for sid in wanted
+    ]
+
+
+def slots_grow(study: Study) -> int:
+    """One adaptive growth round (``studies.adaptive.grow``): a new free slot for each
+    chosen sample. Returns how many were added (0 for a study without adaptive allocation).
+    Runs in its own transaction, queued on the study row."""
+    if not study.adaptive:
+        return 0
+    with transaction.atomic():
+        study = Study.objects.select_for_update().get(pk=study.pk)
+        if not study.adaptive or study.status != Study.Status.OPEN:
+            return 0
+        states = _growth_states(study)
+        free = Slot.objects.filter(study=study, status=Slot.Status.FREE)
+        picks = set(
+            adaptive.grow(
+                states,
+                maximum=study.max_ratings_per_sample,
+                target_width=study.target_width,
+                budget_left=study.budget(len(states)) - sum(s.wanted for s in states),
+                batch_groups=study.samples_per_participant,
+                free_groups=frozenset(free.values_list("setup_id", flat=True)),
+                sd_floor=adaptive.SD_FLOOR,
+            )
+        )
+        if not picks:
+            return 0
+        tops = dict(
+            Slot.objects.filter(study=study, sample_id__in=picks)
+            .values("sample_id")
+            .annotate(top=Max("number"))
+            .values_list("sample_id", "top")
+        )
+        groups = {s.key: s.group for s in states}
+        Slot.objects.bulk_create(
+            Slot(study=study, sample_id=sid, setup_id=groups[sid], number=tops[sid] + 1)
+            for sid in picks
+        )
+        return len(picks)
+
+
+def growth_pending(study: Study) -> bool:
+    """Whether an adaptive study may still add places once the ratings being given now are
+    in: budget left and some slot still reserved (an arrival is then told to come back)."""
+    if not study.adaptive:
+        return False
+    counted = Slot.objects.filter(study=study, status__in=COUNTED).count()
+    n_samples = StudySample.objects.filter(study=study).count()
+    if counted >= study.budget(n_samples):
+        return False
+    return Slot.objects.filter(study=study, status=Slot.Status.RESERVED).exists()
 
 
 def slots_release(participant: Participant) -> int:

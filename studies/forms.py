@@ -48,6 +48,10 @@ class StudyForm(forms.ModelForm):
             "slug",
             "task_kind",
             "ratings_per_sample",
+            "adaptive",
+            "max_ratings_per_sample",
+            "target_width",
+            "rating_budget",
             "samples_per_participant",
             "attention_checks_per_batch",
             "time_limit_minutes",
@@ -69,6 +73,10 @@ class StudyForm(forms.ModelForm):
             "slug": "Short name in the link",
             "task_kind": "Task",
             "ratings_per_sample": "Ratings per sample",
+            "adaptive": "Adaptive allocation",
+            "max_ratings_per_sample": "Most ratings per sample",
+            "target_width": "Target interval width",
+            "rating_budget": "Rating budget",
             "samples_per_participant": "Samples per participant",
             "attention_checks_per_batch": "Attention checks per participant",
             "time_limit_minutes": "Time limit (minutes)",
@@ -111,6 +119,8 @@ class StudyForm(forms.ModelForm):
         "max_unqualified",
         "pid_pattern",
         "prolific_completion_url",
+        "max_ratings_per_sample",
+        "target_width",
     )
 
     def clean(self):

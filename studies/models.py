@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -57,7 +57,29 @@ class Study(models.Model):
     samples = models.ManyToManyField(
         "annotations.Sample", related_name="studies", blank=True, through="StudySample"
     )
-    ratings_per_sample = models.PositiveSmallIntegerField(default=5)
+    ratings_per_sample = models.PositiveSmallIntegerField(
+        default=5, help_text="With adaptive allocation: the minimum every sample gets."
+    )
+    adaptive = models.BooleanField(
+        default=False,
+        help_text="Start every sample at 'ratings per sample', then give more ratings to the "
+        "samples whose mean is least precise (the study page states the rule).",
+    )
+    max_ratings_per_sample = models.PositiveSmallIntegerField(
+        default=9, help_text="Adaptive allocation: no sample gets more ratings than this."
+    )
+    target_width = models.FloatField(
+        default=1.0,
+        validators=[MinValueValidator(0.0)],
+        help_text="Adaptive allocation: a sample whose mean's 95% interval is at most this wide "
+        "(in scale points) gets no more ratings.",
+    )
+    rating_budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Adaptive allocation: at most this many ratings in all; empty = samples x "
+        "the maximum.",
+    )
     samples_per_participant = models.PositiveSmallIntegerField(default=30)
     attention_checks_per_batch = models.PositiveSmallIntegerField(default=1)
     guidelines = models.TextField(blank=True)
@@ -119,6 +141,11 @@ class Study(models.Model):
     def is_writing(self) -> bool:
         """Participants write (``writing`` app) instead of rating reserved samples."""
         return self.activity != self.Activity.RATING
+
+    def budget(self, n_samples: int) -> int:
+        """How many ratings adaptive allocation may allot in all (never-void places)."""
+        cap = n_samples * self.max_ratings_per_sample
+        return cap if self.rating_budget is None else min(self.rating_budget, cap)
 
     def completion_url(self, code: str) -> str:
         return self.prolific_completion_url.replace("{code}", code)

@@ -16,6 +16,7 @@ from annotations.exporters import iter_ambistory_json
 from annotations.models import Sample
 
 from . import selectors, services
+from .adaptive import RULE
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Participant, Study
 
@@ -79,6 +80,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "slots": selectors.slot_counts(study),
         "page": samples.get_page(request.GET.get("page")),
         "problem": _problem(study),
+        "budget": study.budget(samples.count) if study.adaptive else None,
+        "adaptive_rule": RULE,
     }
     return render(request, "studies/study_detail.html", ctx)
 

@@ -34,8 +34,10 @@ from .assignment import (
     BatchUnavailable,
     batch_problem,
     batch_reserve,
+    growth_pending,
     pending_holds_block,
     slots_create,
+    slots_grow,
     slots_release,
     slots_restore,
     slots_void,
@@ -282,8 +284,9 @@ def participant_arrive(
         )
 
     for sweep in (False, True):
-        if sweep and not participants_expire(study=study):
-            break  # nothing was late: the study really is full
+        # late sessions give their places back; an adaptive study may add places
+        if sweep and not (participants_expire(study=study) + slots_grow(study)):
+            break  # nothing was late and nothing grew: the study really is full
         try:
             return batch_reserve(create=create)
         except IntegrityError:  # the same PID arrived twice at once
@@ -305,6 +308,8 @@ def _no_batch(study: Study, pid: str, resume_hash: str) -> Participant:
         return _resumed(existing, resume_hash)
     if pending_holds_block(study):
         raise StudyBusy("The places in this study are held by people who are just starting.")
+    if growth_pending(study):
+        raise StudyBusy("More places open as the ratings being given now come in.")
     raise StudyFull("All places in this study are taken.")
 
 

@@ -34,6 +34,7 @@ def open_study(
     slug: str = "demo",
     minutes: int = 60,
     samples: list[Sample] | None = None,
+    **fields,
 ) -> Study:
     samples = samples if samples is not None else unrated_setups(n_setups)
     study = services.study_create(
@@ -46,6 +47,7 @@ def open_study(
         time_limit_minutes=minutes,
         completion_code="DONE1234",
         screenout_code="OUT98765",
+        **fields,
     )
     return services.study_open(study=study)
 

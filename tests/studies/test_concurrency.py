@@ -162,3 +162,90 @@ def test_a_consent_sent_several_times_at_once_gets_the_last_batch_once():
     assert len({r.pk for r in results}) == 1 and len(results) == 4
     assert Slot.objects.filter(participant=results[0], status="reserved").count() == 4
     assert not Slot.objects.filter(study=study, status="free").exists()
+
+
+ADAPTIVE_THREADS = 30
+
+
+def _adaptive_rate(participant) -> None:
+    """Half the samples (odd positions) split their raters 1 vs 5, the rest all say 3."""
+    from studies.selectors import batch_items
+
+    slots = {s.position: s for s in Slot.objects.filter(participant=participant)}
+    for item in batch_items(participant):
+        slot = slots[item.position]
+        score = 3 if slot.sample.position % 2 == 0 else (1 if participant.pk % 2 else 5)
+        services.item_save(
+            participant=participant, position=item.position, answer=services.Answer(score=score)
+        )
+
+
+def _adaptive_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> None:
+    """Arrive with fresh PIDs until the study is full; "come back" means wait and retry."""
+    import random
+    import time
+
+    rng = random.Random(n)
+    try:
+        barrier.wait(timeout=60)
+        deadline = time.monotonic() + 170
+        j = 0
+        while time.monotonic() < deadline:
+            try:
+                participant = services.participant_arrive(study=study, pid=pid(n * 1000 + j))
+            except services.StudyFull:
+                outcomes.append(("full", n, j))
+                return
+            except services.StudyBusy:
+                time.sleep(rng.uniform(0.2, 0.5))
+                continue
+            qualify(participant)
+            _adaptive_rate(participant)
+            j += 1
+        outcomes.append(("deadline", n, j))
+    except Exception as exc:  # collected and asserted on in the main thread
+        outcomes.append(("error", n, repr(exc)))
+    finally:
+        connections.close_all()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_adaptive_allocation_under_many_arrivals_keeps_every_maximum_and_setup_rule():
+    """Adaptive allocation on: 120 samples start at 3 ratings, the disagreed half grows
+    towards 6 within a budget of 480 while 30 threads arrive, rate and come back."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    study = open_study(
+        20, per_participant=BATCH, ratings=3, checks=0, slug="adaptive", adaptive=True,
+        max_ratings_per_sample=6, target_width=3.0, rating_budget=480,
+    )  # fmt: skip
+    barrier = threading.Barrier(ADAPTIVE_THREADS)
+    outcomes: list = []
+    threads = [
+        threading.Thread(target=_adaptive_run, args=(study, n, barrier, outcomes))
+        for n in range(ADAPTIVE_THREADS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=200)
+    assert Counter(o[0] for o in outcomes) == {"full": ADAPTIVE_THREADS}, outcomes
+    assert sum(o[2] for o in outcomes) == Participant.objects.filter(study=study).count()
+    counted = Slot.objects.filter(study=study).exclude(status="void")
+    per_sample = Counter(counted.values_list("sample_id", flat=True))
+    assert len(per_sample) == 120 and max(per_sample.values()) <= 6  # never over the maximum
+    assert min(per_sample.values()) >= 3 and sum(per_sample.values()) <= 480  # the budget
+    ratings = Rating.objects.valid().filter(rater__participant__study=study)
+    rated = Counter(ratings.values_list("sample_id", flat=True))
+    done = Counter(counted.filter(status="done").values_list("sample_id", flat=True))
+    assert rated == done  # exact quotas: one rating per done place, nothing lost or doubled
+    assert not counted.filter(status="reserved").exists()
+    free_setups = set(counted.filter(status="free").values_list("setup_id", flat=True))
+    assert len(free_setups) < BATCH  # what is left free could never make a batch
+    agreed = [s for s, n in rated.items() if Sample.objects.get(pk=s).position % 2 == 0]
+    assert all(rated[s] == 3 for s in agreed)  # precise at 3: never grown
+    assert sum(rated.values()) > 360  # the disagreed half grew
+    per_setup = Counter(ratings.values_list("rater_id", "sample__story__setup_id"))
+    assert max(per_setup.values()) == 1  # nobody rated two samples of one setup
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(999_999))
