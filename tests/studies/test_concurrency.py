@@ -188,7 +188,7 @@ def _adaptive_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> 
     rng = random.Random(n)
     try:
         barrier.wait(timeout=60)
-        deadline = time.monotonic() + 170
+        deadline = time.monotonic() + 300
         j = 0
         while time.monotonic() < deadline:
             try:
@@ -197,7 +197,7 @@ def _adaptive_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> 
                 outcomes.append(("full", n, j))
                 return
             except services.StudyBusy:
-                time.sleep(rng.uniform(0.2, 0.5))
+                time.sleep(rng.uniform(0.1, 0.3))
                 continue
             qualify(participant)
             _adaptive_rate(participant)
@@ -212,12 +212,14 @@ def _adaptive_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> 
 @pytest.mark.django_db(transaction=True)
 def test_adaptive_allocation_under_many_arrivals_keeps_every_maximum_and_setup_rule():
     """Adaptive allocation on: 120 samples start at 3 ratings, the disagreed half grows
-    towards 6 within a budget of 480 while 30 threads arrive, rate and come back."""
+    towards 6 within a budget of 432 while 30 threads arrive, rate and come back. Growth
+    waits for a sample's ratings to be in, so the growth phase proceeds about one batch at
+    a time (the other threads are told to come back)."""
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     study = open_study(
         20, per_participant=BATCH, ratings=3, checks=0, slug="adaptive", adaptive=True,
-        max_ratings_per_sample=6, target_width=3.0, rating_budget=480,
+        max_ratings_per_sample=6, target_width=3.0, rating_budget=432,
     )  # fmt: skip
     barrier = threading.Barrier(ADAPTIVE_THREADS)
     outcomes: list = []
@@ -228,13 +230,13 @@ def test_adaptive_allocation_under_many_arrivals_keeps_every_maximum_and_setup_r
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=200)
+        thread.join(timeout=320)
     assert Counter(o[0] for o in outcomes) == {"full": ADAPTIVE_THREADS}, outcomes
     assert sum(o[2] for o in outcomes) == Participant.objects.filter(study=study).count()
     counted = Slot.objects.filter(study=study).exclude(status="void")
     per_sample = Counter(counted.values_list("sample_id", flat=True))
     assert len(per_sample) == 120 and max(per_sample.values()) <= 6  # never over the maximum
-    assert min(per_sample.values()) >= 3 and sum(per_sample.values()) <= 480  # the budget
+    assert min(per_sample.values()) >= 3 and sum(per_sample.values()) <= 432  # the budget
     ratings = Rating.objects.valid().filter(rater__participant__study=study)
     rated = Counter(ratings.values_list("sample_id", flat=True))
     done = Counter(counted.filter(status="done").values_list("sample_id", flat=True))
