@@ -34,6 +34,11 @@ def eager_celery():
     app.conf.task_always_eager = before
 
 
+def fits_the_phone(page) -> None:
+    width, inner = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+    assert width <= inner, f"{page.url} is {width}px wide on a {inner}px phone"
+
+
 def arrive_and_qualify(page, live_server, slug: str, prolific_pid: str, study) -> None:
     page.goto(f"{live_server.url}/s/{slug}/?PROLIFIC_PID={prolific_pid}&STUDY_ID=st&SESSION_ID=se")
     page.click("#start-qualification")
@@ -46,6 +51,7 @@ def write_sentences(page, live_server, study) -> None:
     arrive_and_qualify(page, live_server, "sent", pid(1), study)
     page.wait_for_url(re.compile(r"/s/sent/sentences/$"))
     assert page.text_content("#progress").strip() == "Completed 0 out of 5 sentences"
+    fits_the_phone(page)
     word = page.text_content("#word").strip()
     twice = f"The {word} was next to another {word.capitalize()}."
     page.fill("#text", twice)
@@ -97,10 +103,12 @@ def write_endings(page, live_server, study) -> None:
     arrive_and_qualify(page, live_server, "end", pid(2), study)
     page.wait_for_url(re.compile(r"/s/end/endings/$"))
     assert page.text_content("#progress").strip() == "Finished Samples: 0/2"
+    fits_the_phone(page)
     word = page.text_content("#word").strip()
     page.fill("#text", f"Everyone talked about the {word} for days.")
     page.click("#next")
     assert f'must not contain the word "{word}"' in page.text_content("#ending-error")
+    screenshot(page, "writing-ending-refused-phone")
     page.fill("#text", "Everyone talked about it for days.")
     page.click("#next")
     page.wait_for_load_state()
