@@ -11,6 +11,7 @@ urlpatterns = [
     path("leaderboard/", views.leaderboard_page, name="leaderboard"),
     path("leaderboard/intervals.json", views.leaderboard_json, name="leaderboard_json"),
     path("endings/", views.ending_effects, name="endings"),
+    path("kinds/", views.task_kinds, name="kinds"),
     path("annotators/", views.annotator_quality, name="annotators"),
     path("annotators/<int:rater_id>/exclusion/", views.rater_exclusion, name="rater_exclusion"),
     path("charts/<slug:slug>.json", views.chart_json, name="chart"),

@@ -18,7 +18,7 @@ from annotations.models import Rater, RaterExclusion
 from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
 
-from . import annotators, endings, items, leaderboard
+from . import annotators, endings, items, kinds, leaderboard
 from .charts import CHARTS
 from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, sample_filter
@@ -126,6 +126,14 @@ def leaderboard_json(request):
     data = leaderboard.runs_data(finished_runs(), include_excluded=keep)
     found = leaderboard.intervals(data, n_boot=n_boot)
     return JsonResponse(_clean({"n_boot": n_boot, "runs": {str(k): v for k, v in found.items()}}))
+
+
+@researcher_required
+def task_kinds(request):
+    """Relatedness and sense choice: human figures and runs, scored by kind."""
+    relatedness, sense_choice = kinds.kind_views()
+    context = {"relatedness": relatedness, "sense_choice": sense_choice, "panel": kinds.PANEL}
+    return render(request, "dashboards/kinds.html", {**context, "tab": "kinds"})
 
 
 @researcher_required

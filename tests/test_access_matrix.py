@@ -199,6 +199,7 @@ RULES: dict[str, dict[str, Callable]] = {
             "dashboards:leaderboard_json",
             "dashboards:endings",
             "dashboards:annotators",
+            "dashboards:kinds",
             "dashboards:chart",
             "prompts:list",
             "prompts:detail",
