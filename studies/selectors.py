@@ -268,7 +268,11 @@ def batch_progress(participant: Participant) -> list[tuple[int, bool]]:
 
 
 def answered_count(participant: Participant) -> int:
-    """How many items of their batch the participant answered (samples and checks)."""
+    """How many items of their batch the participant answered (samples and checks); for a
+    writing study, the texts they submitted (the ``writing`` app's ``sentences`` and
+    ``endings`` relations, named like the activities, so this app imports nothing of it)."""
+    if participant.study.is_writing:
+        return getattr(participant, participant.study.activity).count()
     return sum(1 for _, done in batch_progress(participant) if done)
 
 

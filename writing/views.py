@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from studies import selectors as study_selectors
@@ -35,6 +36,8 @@ def _writer(request: HttpRequest, slug: str, activity: str):
     if participant is None or participant.study.activity != activity:
         return None, arrive
     if participant.status != Participant.Status.QUALIFIED:
+        return None, arrive
+    if participant.deadline() < timezone.now():  # the study link shows the time-up page
         return None, arrive
     return participant, None
 

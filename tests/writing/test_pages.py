@@ -182,3 +182,25 @@ def test_the_preview_shows_both_writing_pages_checks_texts_and_stores_nothing(cl
     )
     assert b"must not contain" in refused.content
     assert Ending.objects.count() == 1
+
+
+def test_a_writer_past_the_time_limit_gets_the_time_up_page_with_the_code_after_writing(client):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    arrive(client, study, pid(1))
+    qualify_by_post(client, study)
+    url = reverse("write:sentences", args=[study.slug])
+    client.get(url)
+    draw = Draw.objects.get(status="open")
+    client.post(url, {"draw": draw.pk, "text": SENTENCES[draw.pair.homonym.form]})
+    late = timezone.now() - timedelta(minutes=study.time_limit_minutes + 1)
+    Participant.objects.update(started_at=late)
+    page = client.get(url, follow=True)
+    assert page.redirect_chain[-1][0] == reverse("participate:timed_out", args=[study.slug])
+    assert b"WRITE123" in page.content
+    assert Participant.objects.get().status == Participant.Status.TIMED_OUT
+    assert Sentence.objects.count() == 1
