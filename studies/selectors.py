@@ -350,11 +350,14 @@ def participants_for(study: Study) -> QuerySet[Participant]:
     """Participants with progress, attention-check result and whether their ratings count
     (with the active exclusion's reason)."""
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
+    # a writing study's participants submit texts: the writing app's relations are named
+    # like the activities ("sentences", "endings")
+    done = study.activity if study.is_writing else "rater__ratings"
     return (
         study.participants.select_related("rater")
         .annotate(
             n_items=Count("slots", distinct=True) + Count("attention_answers", distinct=True),
-            n_rated=Count("rater__ratings", distinct=True),
+            n_rated=Count(done, distinct=True),
             n_checks=Count(
                 "attention_answers",
                 filter=Q(attention_answers__passed__isnull=False),
