@@ -5,7 +5,15 @@ from __future__ import annotations
 from django import forms
 from django.db.models import Exists, OuterRef
 
-from annotations.models import Rater, Rating, RatingQuerySet, Sample, SampleQuerySet, Split
+from annotations.models import (
+    Rater,
+    Rating,
+    RatingQuerySet,
+    Sample,
+    SampleQuerySet,
+    Split,
+    TaskKind,
+)
 from studies.models import Study
 
 ENDING_CHOICES = [("", "all stories"), ("open", "open-ended only"), ("ended", "ended only")]
@@ -29,6 +37,8 @@ class SampleFilterForm(forms.Form):
         """The filtered samples (call after ``is_valid``; invalid fields are ignored)."""
         data = self.cleaned_data if self.is_bound and self.is_valid() else {}
         qs: SampleQuerySet = Sample.objects.all()
+        if not data.get("split"):  # one task kind at a time: scores of kinds never mix
+            qs = qs.of_kind(self.task_kind)
         if data.get("split"):
             qs = qs.filter(split=data["split"])
         if data.get("study"):
@@ -40,6 +50,17 @@ class SampleFilterForm(forms.Form):
         if data.get("ending"):
             qs = qs.with_ending(data["ending"] == "ended")
         return qs
+
+    @property
+    def task_kind(self) -> str:
+        """The kind the dashboards look at: the chosen split's or study's, else
+        plausibility."""
+        data = self.cleaned_data if self.is_bound and self.is_valid() else {}
+        if data.get("split"):
+            return data["split"].dataset.task_kind
+        if data.get("study"):
+            return data["study"].task_kind
+        return TaskKind.PLAUSIBILITY
 
     @property
     def keep_excluded(self) -> bool:
@@ -58,7 +79,7 @@ class SampleFilterForm(forms.Form):
     def scoped_ratings(self) -> RatingQuerySet:
         """Ratings of the filtered samples (with a study chosen, only its participants'),
         excluded raters' included."""
-        ratings: RatingQuerySet = Rating.objects.all()
+        ratings: RatingQuerySet = Rating.objects.filter(kind=self.task_kind)
         if self.filters_samples:  # a semi-join over every rating costs as much as the scan
             ratings = ratings.filter(sample__in=self.samples())
         if self.chosen_study is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.db.models import Count
 from django.urls import reverse
 
 from annotations.models import Split
@@ -55,3 +56,26 @@ def test_the_page_shows_sense_choice_runs_per_set_and_the_sense_map(researcher_c
     assert "set 1" in html and "set 3" in html
     assert html.count('<figure class="sense-panel">') == 10  # 5 words x 2 sets
     assert 'class="sense-0"' in html and 'class="sense-1"' in html
+
+
+def test_the_plausibility_dashboards_leave_other_kinds_out_unless_their_split_is_chosen():
+    from dashboards.forms import sample_filter
+
+    data = load_rawc(DATA / "rawc")
+    keep = {p.key for p in data.pairs[:12]}
+    rawc_import(data=RawcData(data.pairs[:12], [j for j in data.judgments if j.key in keep]))
+    split = Split.objects.get(dataset__name="raw-c")
+    everything = sample_filter({})
+    assert not everything.samples().exists() and not everything.ratings().exists()
+    chosen = sample_filter({"split": split.pk})
+    assert chosen.samples().count() == 12
+    assert chosen.ratings().count() == split.samples.aggregate(n=Count("ratings"))["n"]
+
+
+def test_the_agreement_page_works_on_a_relatedness_split(researcher_client):
+    data = load_rawc(DATA / "rawc")
+    keep = {p.key for p in data.pairs[:30]}
+    rawc_import(data=RawcData(data.pairs[:30], [j for j in data.judgments if j.key in keep]))
+    split = Split.objects.get(dataset__name="raw-c")
+    for name in ("dashboards:agreement", "dashboards:annotators", "dashboards:items"):
+        assert researcher_client.get(reverse(name), {"split": split.pk}).status_code == 200
