@@ -95,7 +95,8 @@ bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/export_memory.py
 
 # AmbiSite and Potato 2.12.1 side by side under one loopback generator (bench/load/run.py; about
-# 15-25 minutes on 2 cores). Needs PostgreSQL; makes its own scratch databases and Potato venv.
+# 20-30 minutes on the shared 2-core machine). Needs PostgreSQL; makes its own scratch
+# databases and Potato's virtualenv.
 # BENCH_LOAD_ARGS="--participants 50 --tools ambisite" for a shorter run.
 bench-load: $(VENV)/.dev
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ambisite} \
