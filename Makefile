@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= 1
 
-.PHONY: install install-dev install-ml env browser demo serve serve-prod worker test test-fast lint bench bench-load migrations-check clean
+.PHONY: install install-dev install-ml env browser compose-client demo serve serve-prod worker test test-fast lint bench bench-load migrations-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ install-ml: $(VENV)/.ml
 # Debian's Chromium for the browser tests; Playwright never downloads a browser here.
 browser:
 	@command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium chromium-driver)
+
+# A Compose client for tests/test_deploy_files.py (`config -q` validates docker-compose.yml).
+compose-client:
+	@docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null || \
+	  (apt-get update -q && apt-get install -y -q docker-compose)
 
 # A development .env (DEBUG=1, a random SECRET_KEY) so that `python manage.py ...` works in a
 # fresh shell; never overwrites an existing one. Settings read it; the tests never do.
@@ -68,7 +73,7 @@ worker: install
 # pytest exits 5 when it collects nothing; that is reported, not hidden as a crash. The
 # coverage figure (the apps' lines run by the tests in this process) is printed at the end.
 COVERAGE_ARGS := --cov=ambisite --cov=annotations --cov=studies --cov=predictions --cov=dashboards --cov-report=
-test: $(VENV)/.dev $(VENV)/.ml browser
+test: $(VENV)/.dev $(VENV)/.ml browser compose-client
 	@$(BIN)/pytest $(COVERAGE_ARGS) $(PYTEST_ARGS); s=$$?; \
 	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; \
 	  printf 'Coverage: %s%%\n' "$$($(BIN)/coverage report --format=total 2>/dev/null || echo '?')"; \
