@@ -14,6 +14,7 @@ and set).
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from annotations.metrics import RatingTable, krippendorff_alpha, mean_sd
@@ -46,7 +47,7 @@ class RelatednessView:
     mean_sd: float | None
     references: list[Reference]
     runs: list[ModelRun]
-    residuals: dict[str, dict[str, dict]] = field(default_factory=dict)
+    residuals: dict[str, dict[Hashable, dict]] = field(default_factory=dict)
     reported_agreement: float = RAWC_REPORTED_AGREEMENT
 
 
@@ -83,10 +84,10 @@ def relatedness_view(split: Split) -> RelatednessView:
         for name, value in RAWC_REPORTED.items()
     ]
     runs = _runs(split)
-    residuals = {}
+    residuals: dict[str, dict[Hashable, dict]] = {}
     groups = [_group(p) for p in pairs]
     if pairs and all(p.distance_bert is not None and p.distance_elmo is not None for p in pairs):
-        x = [[p.distance_elmo, p.distance_bert] for p in pairs]
+        x = [[float(p.distance_elmo or 0), float(p.distance_bert or 0)] for p in pairs]
         residuals["paper: relatedness ~ ELMo + BERT"] = residuals_by_group(y, x, groups)
     for run in runs:
         preds = dict(Prediction.objects.filter(run=run).values_list("sample_id", "score"))

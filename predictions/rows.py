@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from annotations.models import Rating, Sample, Split, TaskKind
 
@@ -69,7 +70,7 @@ def backend_dict(s: Sample) -> dict:
     relations (``with_related``; ``pair`` and ``candidates`` for those kinds)."""
     kind = s.split.dataset.task_kind
     setup = s.story.setup
-    d = {
+    d: dict[str, Any] = {
         "id": s.dataset_id,
         "task_kind": kind,
         "homonym": setup.homonym.form,

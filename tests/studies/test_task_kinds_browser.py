@@ -70,3 +70,18 @@ def test_a_participant_chooses_senses_in_a_batch(page, live_server):
     page.wait_for_url(re.compile(r"/done/$"))
     scores = sorted(Rating.objects.filter(rater=participant.rater).values_list("score", flat=True))
     assert scores == [0, 0, 1, 1]
+
+
+@pytest.mark.parametrize("kind", [TaskKind.RELATEDNESS, TaskKind.SENSE_CHOICE])
+def test_the_pages_of_each_kind_fit_a_phone(browser, live_server, kind):
+    samples = rawc_samples() if kind == TaskKind.RELATEDNESS else fool_samples("4")
+    open_kind_study(kind, samples)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = context.new_page()
+    try:
+        _start(phone, live_server)
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        assert phone.locator("#next").is_visible()
+        screenshot(phone, f"{kind}-rating-phone")
+    finally:
+        context.close()
