@@ -211,8 +211,14 @@ def cross_validate(
             )
         filled = [p for p in oof if p is not None]  # every sample is in one test fold
         pooled = score_lists([s["choices"] for s in samples], filled)
+        # per-fold constants pooled would rank by fold: no Spearman where a fold has none
+        ranked = all(f.spearman is not None for f in result.folds if f.seed == seed)
         result.pooled.append(
-            {"seed": seed, "accuracy": pooled.accuracy, "spearman": pooled.spearman}
+            {
+                "seed": seed,
+                "accuracy": pooled.accuracy,
+                "spearman": pooled.spearman if ranked else None,
+            }
         )
     return result
 

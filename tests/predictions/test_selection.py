@@ -144,6 +144,14 @@ def test_constant_predictions_leave_spearman_undefined_not_zero():
     assert result.summary()["spearman"] is None
 
 
+def test_a_different_constant_per_fold_has_no_pooled_spearman():
+    def fold_mean(fit, test):  # constant within a fold, different between folds
+        return [sum(s["average"] for s in fit) / len(fit)] * len(test)
+
+    result = cross_validate(synthetic(), fold_mean, folds=3, log=lambda _: None)
+    assert result.summary()["pooled_spearman"] is None
+
+
 def test_nested_selection_tunes_inside_the_training_folds_only():
     samples = synthetic(n_homonyms=15)
     calls: list[tuple[set, set]] = []
