@@ -10,6 +10,10 @@ interrupted run keeps what it finished.
     python bench/ml_cv.py                       # the cheap configurations, 5 folds x 3 seeds
     python bench/ml_cv.py --only quality-frozen --seeds 1
     python bench/ml_cv.py --only quality-shipped --seeds 1   # fine-tunes per fold: hours here
+    python bench/ml_cv.py --compare quality-frozen quality-ranker   # what the level adds
+
+``--compare A B`` runs nothing: it reads both results and stores the interval of the
+per-fold differences A - B on the folds both were scored on (same seeds, same samples).
 
 Needs no database. Prints one line per fold.
 """
@@ -58,6 +62,21 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
 CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen-nohub", "quality-frozen")
 
 
+def compare(results: Path, a: str, b: str) -> None:
+    from predictions.selection import paired_difference
+
+    data = json.loads(results.read_text())
+    rows = {name: data["configs"][name]["folds"] for name in (a, b)}
+    entry = {}
+    for metric in ("accuracy", "spearman"):
+        diff = paired_difference(rows[a], rows[b], metric)
+        entry[metric] = diff.as_dict() if diff else None
+        if diff:
+            print(f"{a} - {b} {metric}: {diff.mean:+.4f} [{diff.low:+.4f}, {diff.high:+.4f}]")
+    data.setdefault("comparisons", {})[f"{a} - {b}"] = entry
+    results.write_text(json.dumps(data, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
@@ -66,7 +85,11 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=3, help="repeats: seeds 0..N-1")
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_cv.json")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="paired A - B, no runs")
     args = ap.parse_args()
+    if args.compare:
+        compare(args.results, *args.compare)
+        return
     os.chdir(REPO)  # the cache path in the params is relative to the repository
 
     import django

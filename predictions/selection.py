@@ -42,6 +42,7 @@ __all__ = [
     "corrected_interval",
     "cross_validate",
     "select_fit_predict",
+    "paired_difference",
 ]
 
 LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
@@ -252,3 +253,23 @@ def select_fit_predict(
         return candidates[best](fit, test)
 
     return fit_predict
+
+
+def paired_difference(a: Sequence[Mapping], b: Sequence[Mapping], metric: str) -> Interval | None:
+    """What configuration ``a`` adds over ``b``: the interval of the per-fold differences
+    ``a - b`` of ``metric`` on the folds both were scored on (same seed and fold number, so
+    the same samples), with the same correction as :func:`corrected_interval`. ``a`` and
+    ``b`` are fold rows (``FoldScore`` as dicts). None without a common defined fold."""
+    rows_b = {(r["seed"], r["fold"]): r for r in b}
+    diffs, ratios = [], []
+    for r in a:
+        other = rows_b.get((r["seed"], r["fold"]))
+        if other is None or r[metric] is None or other[metric] is None:
+            continue
+        if other["n_test"] != r["n_test"]:
+            raise ValueError("folds differ: compare results of the same samples and seeds")
+        diffs.append(r[metric] - other[metric])
+        ratios.append(r["n_test"] / r["n_fit"])
+    if not diffs:
+        return None
+    return corrected_interval(diffs, sum(ratios) / len(ratios))

@@ -13,6 +13,7 @@ from predictions.selection import (
     cross_validate,
     group_of,
     grouped_folds,
+    paired_difference,
     select_fit_predict,
     strip_labels,
 )
@@ -185,3 +186,19 @@ def test_nested_selection_tunes_inside_the_training_folds_only():
 def test_strip_labels_keeps_inputs():
     s = {"id": "1", "homonym": "x", "choices": [1], "average": 1.0, "stdev": 0.0}
     assert strip_labels(s) == {"id": "1", "homonym": "x"}
+
+
+def test_paired_difference_compares_the_same_folds():
+    samples = synthetic()
+    good = cross_validate(samples, signal_model, folds=3, seeds=(0, 1), log=lambda _: None)
+    flat = cross_validate(
+        samples, lambda f, t: [3.0 + 0.01 * i for i in range(len(t))], folds=3, seeds=(0, 1),
+        log=lambda _: None,
+    )  # fmt: skip
+    a = [vars(f) for f in good.folds]
+    b = [vars(f) for f in flat.folds]
+    diff = paired_difference(a, b, "spearman")
+    by_fold = [x.spearman - y.spearman for x, y in zip(good.folds, flat.folds)]
+    assert diff.n == 6 and diff.mean == pytest.approx(sum(by_fold) / 6)
+    assert diff.low > 0  # the signal beats an arbitrary order on every fold
+    assert paired_difference(a, b[:0], "accuracy") is None
