@@ -609,6 +609,16 @@ def rating_study_create(
                 raise WritingError(f'"{item.setup}" has no accepted ending for "{sense.gloss}".')
             stories.append(ending.story)  # type: ignore[arg-type]  # an accepted ending has one
         rows += [(story, sense) for story in stories for sense in (pair.sense_a, pair.sense_b)]
+    taken = (
+        Sample.objects.filter(story__in=[story for story, _ in rows])
+        .select_related("split__dataset")
+        .first()
+    )
+    if taken is not None:  # a story is judged for a sense in one split only
+        raise WritingError(
+            f"These stories are already samples of {taken.split}: choose setups that are "
+            "not rated yet, or use that split's study."
+        )
     samples = Sample.objects.bulk_create(
         Sample(split=sp, story=story, sense=sense, dataset_id=str(n), sample_id=str(n), position=n)
         for n, (story, sense) in enumerate(rows)

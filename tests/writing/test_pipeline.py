@@ -151,6 +151,10 @@ def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
     per_setup = Sample.objects.filter(studies=rating).values_list("story__setup_id", flat=True)
     assert sorted(per_setup) == sorted([w.setup_id for w in written] * 6)
     assert Story.objects.filter(setup__in=[w.setup for w in written], ending="").count() == 2
+    with pytest.raises(services.WritingError, match="already samples of mine/s1"):
+        services.rating_study_create(
+            written=ready, title="Again", slug="again", dataset="mine", split="s2", by=researcher
+        )
 
 
 def test_ending_writers_get_different_setups_first_and_a_timed_out_writers_slots_come_back(
