@@ -180,3 +180,51 @@ def test_ending_writers_get_different_setups_first_and_a_timed_out_writers_slots
     assert {s.pk for s in services.ending_slots_hold(participant=third)} == {s.pk for s in held}
     with pytest.raises(services.WritingError, match="no stories left"):
         services.ending_slots_hold(participant=qualified_writer(endings, 14))
+
+
+def test_the_b1_clean_up_suggests_accepts_and_rejects_through_the_endpoint(
+    researcher, settings, eager, django_capture_on_commit_callbacks
+):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=2)
+    first, second = write_sentences(qualified_writer(study, 1), 2)
+    with LLMServer() as server:
+        llm_endpoint(settings, server)
+        server.responder = lambda body: Reply.text("  Fixed text here.  ")
+        with django_capture_on_commit_callbacks(execute=True):
+            suggestion = services.cleanup_request(
+                sentence=first, endpoint="test", model="m", by=researcher
+            )
+            other = services.cleanup_request(sentence=second, endpoint="test", model="m")
+        prompt = server.requests[0].body["messages"][0]["content"]
+    assert prompt.startswith("Correct the following sentence by fixing the following:")
+    assert f"The sentence is: {first.text}" in prompt
+    assert "DO NOT CHANGE ANYTHING ELSE" in prompt
+    suggestion.refresh_from_db()
+    assert (suggestion.status, suggestion.suggested) == ("suggested", "Fixed text here.")
+    assert suggestion.prompt_version == "ambistory-b1-sentence-v1"
+    services.cleanup_decide(cleanup=suggestion, accept=True, by=researcher)
+    services.cleanup_decide(cleanup=other, accept=False, by=researcher)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert (first.text, first.final_text) == (
+        SENTENCES[first.pair.homonym.form],
+        "Fixed text here.",
+    )
+    assert second.final_text == second.text
+    assert ReviewDecision.objects.filter(sentence=first).count() == 1
+
+
+def test_an_unknown_endpoint_or_model_is_refused_before_anything_is_stored(researcher, settings):
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=1)
+    (sentence,) = write_sentences(qualified_writer(study, 1), 1)
+    sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+    settings.LLM_ENDPOINTS = {
+        "test": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "", "models": ["only"]}
+    }
+    with pytest.raises(services.WritingError, match="no LLM endpoint 'nope'"):
+        services.precontext_request(sentence=sentence, endpoint="nope", model="only")
+    with pytest.raises(services.WritingError, match="does not allow model"):
+        services.precontext_request(sentence=sentence, endpoint="test", model="other")
+    assert not Precontext.objects.exists()
