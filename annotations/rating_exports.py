@@ -2,7 +2,9 @@
 
 Rows come from ``values_list().iterator(chunk_size)`` (a server-side cursor on PostgreSQL),
 so no model instance is built and memory does not grow with the number of ratings. Raters
-appear by pseudonym only: Prolific ids never leave the database.
+appear by pseudonym only: Prolific ids never leave the database. ``score`` reads by
+``task_kind``: 1-5 (plausibility), 0-4 (relatedness) or the chosen candidate's index (sense
+choice).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ COLUMNS = (
     "rater",
     "rater_kind",
     "rater_excluded",
+    "task_kind",
     "score",
     "nonsensical",
     "comment",
@@ -38,6 +41,7 @@ _SOURCES = (
     "rater__pseudonym",
     "rater__kind",
     "rater_excluded",
+    "kind",
     "score",
     "nonsensical",
     "comment",
@@ -106,7 +110,9 @@ def spreadsheet_safe(value):
 
 def _csv_cells(row: tuple) -> list:
     cells = list(row)
-    for index in (6, 8):  # rater_excluded, nonsensical
+    for name in ("rater_excluded", "nonsensical"):
+        index = COLUMNS.index(name)
         cells[index] = "true" if cells[index] else "false"
-    cells[10] = cells[10].isoformat()
+    at = COLUMNS.index("created_at")
+    cells[at] = cells[at].isoformat()
     return [spreadsheet_safe(cell) for cell in cells]

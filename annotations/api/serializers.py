@@ -78,6 +78,6 @@ class RatingSerializer(serializers.ModelSerializer):
         model = Rating
         fields = [
             "id", "dataset", "split", "sample", "dataset_id", "rater", "rater_kind",
-            "rater_excluded", "score", "nonsensical", "comment", "position", "started_at",
+            "rater_excluded", "kind", "score", "nonsensical", "comment", "position", "started_at",
             "created_at",
         ]  # fmt: skip

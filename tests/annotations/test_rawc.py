@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import statistics
 from collections import defaultdict
 from io import StringIO
@@ -114,3 +115,12 @@ def test_a_broken_file_imports_nothing(db, tmp_path):
     with pytest.raises(RawcFormatError, match="outside 0-4"):
         load_rawc(tmp_path)
     assert not Sample.objects.exists()
+
+
+def test_the_ratings_export_names_the_task_kind(imported):
+    from annotations.rating_exports import iter_ratings_jsonl, ratings_for_export
+
+    lines = "".join(iter_ratings_jsonl(ratings_for_export()[:3])).splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert {r["task_kind"] for r in rows} == {"relatedness"}
+    assert all(0 <= r["score"] <= 4 for r in rows)
