@@ -40,6 +40,7 @@ class SetupSerializer(serializers.ModelSerializer):
 
 class SampleSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="split.dataset.name", read_only=True)
+    task_kind = serializers.CharField(source="split.dataset.task_kind", read_only=True)
     split_name = serializers.CharField(source="split.name", read_only=True)
     setup = serializers.IntegerField(source="story.setup_id", read_only=True)
     homonym = serializers.CharField(source="story.setup.homonym.form", read_only=True)
@@ -58,9 +59,9 @@ class SampleSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sample
         fields = [
-            "id", "dataset", "split", "split_name", "dataset_id", "sample_id", "position",
-            "setup", "homonym", "judged_meaning", "example_sentence", "precontext",
-            "sentence", "ending", "n_ratings", "mean", "sd", "n_nonsensical",
+            "id", "dataset", "task_kind", "split", "split_name", "dataset_id", "sample_id",
+            "position", "item_set", "setup", "homonym", "judged_meaning", "example_sentence",
+            "precontext", "sentence", "ending", "n_ratings", "mean", "sd", "n_nonsensical",
         ]  # fmt: skip
 
 

@@ -72,3 +72,15 @@ def test_the_prompt_page_shows_the_exact_prompt_for_a_real_sense_choice_item(res
     assert "&lt;t&gt;bank&lt;/t&gt; of the stream" in html
     assert "Candidate senses:" in html and "candidate-order" in html
     assert len(messages) == 2
+
+
+def test_the_run_page_shows_the_scores_of_its_kind(researcher_client):
+    from django.urls import reverse
+
+    fool_samples()
+    test = Split.objects.get(dataset__name="fool-sample", name="test")
+    run = ModelRun.objects.create(name="k", backend="knn_probe", split=test, status="succeeded")
+    run.predictions.create(sample=test.samples.get(dataset_id="bank_river-4-1"), score=1.0)
+    run_score(run=run)
+    html = researcher_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "macro-F1" in html and "set 4: 1.00 / 1.00" in html
