@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ambisite.access import researcher_required
 from studies.models import Study
 
-from . import defaults, exporters, importers, rules, selectors, services
+from . import defaults, exporters, importers, review, rules, selectors, services
 from .diffs import word_diff
 from .forms import (
     GenerateForm,
@@ -136,13 +136,13 @@ def sentence_list(request: HttpRequest) -> HttpResponse:
     return render(request, "writing/sentence_list.html", ctx)
 
 
-def _review(request, item, review, key: str) -> None:
+def _review(request, item, decide, key: str) -> None:
     form = ReviewForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose accept or reject.")
         return
     try:
-        review(**{key: item}, by=request.user, **form.cleaned_data)
+        decide(**{key: item}, by=request.user, **form.cleaned_data)
     except services.WritingError as exc:
         messages.error(request, exc.reason)
     else:
@@ -164,16 +164,16 @@ def _llm(request, call, **kwargs) -> None:
 
 def _sentence_action(request, sentence: Sentence, action: str) -> None:
     if action == "review":
-        _review(request, sentence, services.sentence_review, "sentence")
+        _review(request, sentence, review.sentence_review, "sentence")
     elif action == "generate":
-        _llm(request, services.precontext_request, sentence=sentence)
+        _llm(request, review.precontext_request, sentence=sentence)
     elif action == "cleanup":
-        _llm(request, services.cleanup_request, sentence=sentence)
+        _llm(request, review.cleanup_request, sentence=sentence)
     elif action == "write":
         form = PrecontextForm(request.POST)
         based_on = sentence.precontexts.filter(pk=_int(request.POST.get("based_on"))).first()
         if form.is_valid():
-            services.precontext_write(
+            review.precontext_write(
                 sentence=sentence,
                 text=form.cleaned_data["text"],
                 by=request.user,
@@ -183,12 +183,12 @@ def _sentence_action(request, sentence: Sentence, action: str) -> None:
         precontext = get_object_or_404(
             Precontext, pk=_int(request.POST.get("precontext")), sentence=sentence
         )
-        _try(request, services.setup_make, "The sentence is now a setup.", precontext=precontext)
+        _try(request, review.setup_make, "The sentence is now a setup.", precontext=precontext)
     elif action in ("accept_cleanup", "reject_cleanup"):
         cleanup = get_object_or_404(Cleanup, pk=_int(request.POST.get("cleanup")))
         _try(
             request,
-            services.cleanup_decide,
+            review.cleanup_decide,
             "Done.",
             cleanup=cleanup,
             accept=action == "accept_cleanup",
@@ -250,16 +250,16 @@ def ending_detail(request: HttpRequest, ending_pk: int) -> HttpResponse:
     if request.method == "POST":
         action = request.POST.get("action", "")
         if action == "review":
-            _review(request, ending, services.ending_review, "ending")
+            _review(request, ending, review.ending_review, "ending")
         elif action == "cleanup":
-            _llm(request, services.cleanup_request, ending=ending)
+            _llm(request, review.cleanup_request, ending=ending)
         elif action in ("accept_cleanup", "reject_cleanup"):
             cleanup = get_object_or_404(
                 Cleanup, pk=_int(request.POST.get("cleanup")), ending=ending
             )
             _try(
                 request,
-                services.cleanup_decide,
+                review.cleanup_decide,
                 "Done.",
                 cleanup=cleanup,
                 accept=action == "accept_cleanup",
@@ -292,7 +292,7 @@ def setups(request: HttpRequest) -> HttpResponse:
             return redirect("studies:detail", study.pk)
     ctx = {
         "written": selectors.written_setups(),
-        "ready": set(services.ready_setups().values_list("pk", flat=True)),
+        "ready": set(review.ready_setups().values_list("pk", flat=True)),
         "ending_form": ending_form,
         "rating_form": rating_form,
     }
@@ -307,8 +307,8 @@ def _rating_study(request, form, chosen: list[int]) -> Study | None:
         form.add_error("slug", "A study with this short name exists.")
         return None
     try:
-        study = services.rating_study_create(
-            written=list(services.ready_setups().filter(pk__in=chosen)),
+        study = review.rating_study_create(
+            written=list(review.ready_setups().filter(pk__in=chosen)),
             by=request.user,
             **data,
         )

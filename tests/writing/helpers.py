@@ -5,7 +5,7 @@ from __future__ import annotations
 from studies import services as study_services
 from studies.models import Participant, Study
 from tests.studies.helpers import pid
-from writing import services
+from writing import review, services
 from writing.models import SensePair
 
 POOL = [
@@ -118,13 +118,13 @@ def writing_world(researcher=None) -> dict:
     sentence = services.sentence_submit(
         participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
     )
-    sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
-    precontext = services.precontext_write(
+    sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+    precontext = review.precontext_write(
         sentence=sentence,
         text="Ann had a long week. She wanted a change. She made a plan.",
         by=researcher,
     )
-    written = services.setup_make(precontext=precontext, by=researcher)
+    written = review.setup_make(precontext=precontext, by=researcher)
     ending_study = open_writing_study(
         Study.Activity.ENDINGS, slug="write-e", per=1, setups=[written]
     )

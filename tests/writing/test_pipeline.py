@@ -15,7 +15,7 @@ from tests.writing.helpers import (
     open_writing_study,
     qualified_writer,
 )
-from writing import services
+from writing import review, services
 from writing.models import Draw, Precontext, ReviewDecision, Sentence
 
 pytestmark = pytest.mark.django_db
@@ -89,12 +89,12 @@ def test_review_never_deletes_text_and_logs_every_decision(researcher):
     writer = qualified_writer(study, 1)
     first, second = write_sentences(writer, 2)
     with pytest.raises(services.WritingError, match="reason"):
-        services.sentence_review(sentence=first, decision="rejected", by=researcher)
-    services.sentence_review(
+        review.sentence_review(sentence=first, decision="rejected", by=researcher)
+    review.sentence_review(
         sentence=first, decision="rejected", reason="not ambiguous", by=researcher
     )
     form = second.pair.homonym.form
-    services.sentence_review(
+    review.sentence_review(
         sentence=second,
         decision="accepted",
         edited_text=f"In the end, the {form} was fine.",
@@ -118,17 +118,15 @@ def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
         server.script(Reply.text(PRECONTEXT), Reply.text(PRECONTEXT + " Then it rained."))
         written = []
         for sentence in sentences:
-            sentence = services.sentence_review(
-                sentence=sentence, decision="accepted", by=researcher
-            )
+            sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
             with django_capture_on_commit_callbacks(execute=True):
-                row = services.precontext_request(
+                row = review.precontext_request(
                     sentence=sentence, endpoint="test", model="m", by=researcher
                 )
             row.refresh_from_db()
             assert row.status == Precontext.Status.DONE, row.error
             assert row.prompt_version == "ambistory-b2-precontext-v1"
-            written.append(services.setup_make(precontext=row, by=researcher))
+            written.append(review.setup_make(precontext=row, by=researcher))
         prompt = server.requests[0].body["messages"][0]["content"]
         assert sentences[0].final_text in prompt
         assert "Both meanings should still be equally as plausible." in prompt
@@ -139,12 +137,12 @@ def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
             ending = services.ending_submit(
                 participant=writer, slot_id=slot.pk, text=f"It all ended well for case {slot.pk}."
             )
-            services.ending_review(ending=ending, decision="accepted", by=researcher)
+            review.ending_review(ending=ending, decision="accepted", by=researcher)
         writer.refresh_from_db()
         assert writer.status == Participant.Status.FINISHED
-    ready = list(services.ready_setups())
+    ready = list(review.ready_setups())
     assert len(ready) == 2
-    rating = services.rating_study_create(
+    rating = review.rating_study_create(
         written=ready, title="Rate", slug="rate", dataset="mine", split="s1", by=researcher
     )
     assert rating.activity == Study.Activity.RATING
@@ -152,7 +150,7 @@ def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
     assert sorted(per_setup) == sorted([w.setup_id for w in written] * 6)
     assert Story.objects.filter(setup__in=[w.setup for w in written], ending="").count() == 2
     with pytest.raises(services.WritingError, match="already samples of mine/s1"):
-        services.rating_study_create(
+        review.rating_study_create(
             written=ready, title="Again", slug="again", dataset="mine", split="s2", by=researcher
         )
 
@@ -164,9 +162,9 @@ def test_ending_writers_get_different_setups_first_and_a_timed_out_writers_slots
     study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=3)
     written = []
     for sentence in write_sentences(qualified_writer(study, 1), 3):
-        sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
-        row = services.precontext_write(sentence=sentence, text=PRECONTEXT, by=researcher)
-        written.append(services.setup_make(precontext=row, by=researcher))
+        sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+        row = review.precontext_write(sentence=sentence, text=PRECONTEXT, by=researcher)
+        written.append(review.setup_make(precontext=row, by=researcher))
     endings = open_writing_study(Study.Activity.ENDINGS, slug="e", per=3, setups=written)
     first = qualified_writer(endings, 11)
     held = services.ending_slots_hold(participant=first)
@@ -192,10 +190,10 @@ def test_the_b1_clean_up_suggests_accepts_and_rejects_through_the_endpoint(
         llm_endpoint(settings, server)
         server.responder = lambda body: Reply.text("  Fixed text here.  ")
         with django_capture_on_commit_callbacks(execute=True):
-            suggestion = services.cleanup_request(
+            suggestion = review.cleanup_request(
                 sentence=first, endpoint="test", model="m", by=researcher
             )
-            other = services.cleanup_request(sentence=second, endpoint="test", model="m")
+            other = review.cleanup_request(sentence=second, endpoint="test", model="m")
         prompt = server.requests[0].body["messages"][0]["content"]
     assert prompt.startswith("Correct the following sentence by fixing the following:")
     assert f"The sentence is: {first.text}" in prompt
@@ -203,8 +201,8 @@ def test_the_b1_clean_up_suggests_accepts_and_rejects_through_the_endpoint(
     suggestion.refresh_from_db()
     assert (suggestion.status, suggestion.suggested) == ("suggested", "Fixed text here.")
     assert suggestion.prompt_version == "ambistory-b1-sentence-v1"
-    services.cleanup_decide(cleanup=suggestion, accept=True, by=researcher)
-    services.cleanup_decide(cleanup=other, accept=False, by=researcher)
+    review.cleanup_decide(cleanup=suggestion, accept=True, by=researcher)
+    review.cleanup_decide(cleanup=other, accept=False, by=researcher)
     first.refresh_from_db()
     second.refresh_from_db()
     assert (first.text, first.final_text) == (
@@ -219,12 +217,12 @@ def test_an_unknown_endpoint_or_model_is_refused_before_anything_is_stored(resea
     make_pool()
     study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=1)
     (sentence,) = write_sentences(qualified_writer(study, 1), 1)
-    sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+    sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
     settings.LLM_ENDPOINTS = {
         "test": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "", "models": ["only"]}
     }
     with pytest.raises(services.WritingError, match="no LLM endpoint 'nope'"):
-        services.precontext_request(sentence=sentence, endpoint="nope", model="only")
+        review.precontext_request(sentence=sentence, endpoint="nope", model="only")
     with pytest.raises(services.WritingError, match="does not allow model"):
-        services.precontext_request(sentence=sentence, endpoint="test", model="other")
+        review.precontext_request(sentence=sentence, endpoint="test", model="other")
     assert not Precontext.objects.exists()

@@ -17,7 +17,7 @@ from studies import services as study_services
 from studies.models import Study
 from tests.studies.helpers import pid, qualify, rate_all
 from tests.writing.helpers import SENTENCES, make_pool, open_writing_study, qualified_writer
-from writing import services
+from writing import review, services
 
 pytestmark = pytest.mark.django_db
 
@@ -33,10 +33,10 @@ def written_setups(researcher, n: int) -> list:
         sentence = services.sentence_submit(
             participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
         )
-        sentence = services.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+        sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
         text = f'Story {k} begins. Something happens, "quoted". Then it goes on.'
-        precontext = services.precontext_write(sentence=sentence, text=text, by=researcher)
-        written.append(services.setup_make(precontext=precontext, by=researcher))
+        precontext = review.precontext_write(sentence=sentence, text=text, by=researcher)
+        written.append(review.setup_make(precontext=precontext, by=researcher))
     return written
 
 
@@ -48,7 +48,7 @@ def write_endings(written: list, researcher) -> None:
             ending = services.ending_submit(
                 participant=writer, slot_id=slot.pk, text=f"Ending {slot.pk}: it was über nice."
             )
-            services.ending_review(ending=ending, decision="accepted", by=researcher)
+            review.ending_review(ending=ending, decision="accepted", by=researcher)
 
 
 def manage(env: dict, *args: str) -> None:
@@ -67,8 +67,8 @@ def test_written_and_rated_stories_round_trip_through_a_fresh_database(researche
     make_pool()
     written = written_setups(researcher, 2)
     write_endings(written, researcher)
-    rating = services.rating_study_create(
-        written=list(services.ready_setups()),
+    rating = review.rating_study_create(
+        written=list(review.ready_setups()),
         title="Rate",
         slug="rate",
         dataset="mine",
