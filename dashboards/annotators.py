@@ -11,11 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db.models import Count, F, FloatField, Func, Q, QuerySet
 
+from ambisite.arrays import flat_array
 from annotations import metrics
 from annotations.metrics_annotators import spearman_per_unit
 from annotations.models import Rater, RaterExclusion, Rating
 
-from .selectors import codes, flat_array
+from .selectors import codes
 
 MIN_ITEMS = 5  # fewer items say nothing about a response style
 LOW_CORRELATION = 0.2

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.core.paginator import Page, Paginator
 
+from ambisite.arrays import flat_array
 from annotations.models import Rating, Sample, Setup
 from annotations.official import is_within_sd
 from predictions.models import ModelRun, Prediction
@@ -15,7 +16,6 @@ from .forms import SampleFilterForm
 from .selectors import (
     SampleStats,
     finished_runs,
-    flat_array,
     lookup,
     predictions_by_run,
     sample_stats,

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ambisite.arrays import flat_array
 from annotations.models import Rating, Sample, Split
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
 from . import scoring
 from .scoring import PairedComparison, replicates
-from .selectors import SCALE, flat_array, lookup, sample_counts, sample_frame
+from .selectors import SCALE, lookup, sample_counts, sample_frame
 
 
 @dataclass
