@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import QuerySet
 
-from .models import Rater, Rating, Sample
+from .models import Rating, RatingQuerySet, Sample
 
 CHUNK = 2000
 
@@ -35,11 +35,11 @@ def _rows(samples: QuerySet[Sample]) -> Iterator[dict]:
 
 
 def _ratings_for(
-    sample_ids: list[int], include_excluded: bool, ratings: QuerySet[Rating] | None = None
+    sample_ids: list[int], include_excluded: bool, ratings: RatingQuerySet | None = None
 ) -> dict[int, list[tuple]]:
     qs = (Rating.objects.all() if ratings is None else ratings).filter(sample_id__in=sample_ids)
     if not include_excluded:
-        qs = qs.exclude(rater__in=Rater.objects.excluded())
+        qs = qs.valid()
     found: dict[int, list[tuple]] = {}
     for sid, score, flag in qs.order_by("sample_id", "position", "id").values_list(
         "sample_id", "score", "nonsensical"
@@ -60,7 +60,7 @@ def _chunks(rows: Iterable[dict], size: int = CHUNK) -> Iterator[list[dict]]:
 
 
 def _with_ratings(
-    samples: QuerySet[Sample], include_excluded: bool, only: QuerySet[Rating] | None = None
+    samples: QuerySet[Sample], include_excluded: bool, only: RatingQuerySet | None = None
 ) -> Iterator[tuple]:
     for batch in _chunks(_rows(samples)):
         ratings = _ratings_for([row["id"] for row in batch], include_excluded, only)
@@ -90,7 +90,7 @@ def iter_ambistory_json(
     *,
     include_excluded: bool = False,
     indent: int | None = 4,
-    ratings: QuerySet[Rating] | None = None,
+    ratings: RatingQuerySet | None = None,
 ) -> Iterator[str]:
     """The samples as one AmbiStory JSON object, streamed sample by sample; ``ratings``
     narrows which ratings are written (e.g. one study's own)."""

@@ -172,7 +172,7 @@ class SampleQuerySet(models.QuerySet):
 
     def with_stats(self, include_excluded: bool = False) -> SampleQuerySet:
         """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings."""
-        valid = Q() if include_excluded else ~Q(ratings__rater__in=Rater.objects.excluded())
+        valid = Q() if include_excluded else valid_ratings("ratings__")
         return self.annotate(
             n_ratings=Count("ratings", filter=valid),
             mean=Avg("ratings__score", filter=valid),
@@ -360,8 +360,16 @@ class RaterExclusion(models.Model):
 
 
 class RatingQuerySet(models.QuerySet):
+    """The valid-ratings rule lives here: a rating counts unless its rater is excluded."""
+
     def valid(self) -> RatingQuerySet:
-        return self.exclude(rater__in=Rater.objects.excluded())
+        return self.filter(valid_ratings())
+
+
+def valid_ratings(prefix: str = "") -> Q:
+    """:meth:`RatingQuerySet.valid` as a ``Q`` for queries that reach ratings through a
+    relation (``prefix="ratings__"`` from samples), e.g. in an aggregate's ``filter``."""
+    return ~Q(**{f"{prefix}rater__in": Rater.objects.excluded()})
 
 
 class Rating(models.Model):

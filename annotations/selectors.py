@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from .models import Rater, Rating, Sample, Setup
+from .models import Rating, Sample, Setup
 
 
 @dataclass
@@ -35,7 +35,7 @@ def samples_for_setups(setups: list[Setup], include_excluded: bool = False) -> d
         .order_by("sample_id", "position", "id")
     )
     if not include_excluded:
-        ratings = ratings.exclude(rater__in=Rater.objects.excluded())
+        ratings = ratings.valid()
     by_sample: dict[int, list[Rating]] = {}
     for rating in ratings:
         by_sample.setdefault(rating.sample_id, []).append(rating)

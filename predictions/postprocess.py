@@ -25,6 +25,7 @@ from .calibration import TRANSFORMS, out_of_fold, own_and_partner
 from .errors import FitOnScoredSamples
 from .models import ModelRun, Prediction
 from .scoring import run_score
+from .services import default_name
 
 DERIVED_PREFIX = "derived:"
 
@@ -160,7 +161,7 @@ def run_derive(
         kind, sources, fit=fit, fit_sources=fit_sources, params=params, folds=folds
     )
     run = ModelRun.objects.create(
-        name=name,
+        name=default_name(name, kind, of=[r.pk for r in sources]),
         backend=DERIVED_PREFIX + kind,
         params={"kind": kind, "fit": fit, "sources": [r.pk for r in sources], **(params or {})},
         split_id=sources[0].split_id,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.models import Rater, Rating, Sample, SenseCandidate, TaskKind
+from annotations.models import Rating, Sample, SenseCandidate, TaskKind
 
 from .evaluation import score_lists
 from .evaluation_kinds import relatedness_scores, sense_choice_scores
@@ -18,8 +18,8 @@ def run_labels_and_predictions(run: ModelRun) -> tuple[list[list[int]], list[flo
     preds = dict(run.predictions.values_list("sample_id", "score"))
     labels: dict[int, list[int]] = {}
     ratings = (
-        Rating.objects.filter(sample_id__in=preds.keys())
-        .exclude(rater__in=Rater.objects.excluded())
+        Rating.objects.valid()
+        .filter(sample_id__in=preds.keys())
         .order_by("sample_id", "position", "id")
         .values_list("sample_id", "score")
     )

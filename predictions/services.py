@@ -7,6 +7,7 @@ the training jobs, which services never import.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from django.db import transaction
 from django.db.models import Q
@@ -25,6 +26,19 @@ log = logging.getLogger(__name__)
 
 
 # --- runs: create, enqueue, cancel, retry ------------------------------------------------
+def default_name(name: str, what: str, *, on: object = None, of: Sequence[int] = ()) -> str:
+    """``name``, or the name a run or trained model gets when none is given: the backend or
+    kind (``what``), "<kind> on <split>" for a trained model, "<kind> of <ids>" for a derived
+    run. Views, commands and the API leave the default to the services, which call this."""
+    if name:
+        return name
+    if on is not None:
+        return f"{what} on {on}"
+    if of:
+        return f"{what} of {','.join(str(pk) for pk in of)}"
+    return what
+
+
 def run_enqueue(run_id: int) -> None:
     """Send the run to a worker once the surrounding transaction has committed.
 
@@ -89,7 +103,7 @@ def run_create(
             if trained is not None:
                 refuse_fit_on_scored(trained_split_names(trained), split.name)
     run = ModelRun.objects.create(
-        name=name or backend,
+        name=default_name(name, backend),
         backend=backend,
         params=params,
         split=split,
@@ -183,7 +197,11 @@ def trained_model_create(
         if split.name not in names:
             raise PredictionsError(f"fit_split {names} must include the job's split {split.name!r}")
     model = TrainedModel.objects.create(
-        name=name, kind=kind, split=split, params=params, created_by=created_by
+        name=default_name(name, kind, on="+".join(params.get("fit_split") or []) or split),
+        kind=kind,
+        split=split,
+        params=params,
+        created_by=created_by,
     )
     transaction.on_commit(lambda: train_model.delay(model.pk))
     return model

@@ -65,7 +65,7 @@ def run_start(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             run = run_create(
-                name=data["name"] or data["backend"],
+                name=data["name"],
                 backend=data["backend"],
                 params=data["params"],
                 split=data["split"],
@@ -128,7 +128,7 @@ def train_start(request: HttpRequest) -> HttpResponse:
         kind = data["kind"] or TrainedModel.Kind.CROSSENCODER
         try:
             model = trained_model_create(
-                name=data["name"] or f"{kind} on {data['split']}",
+                name=data["name"],
                 split=data["split"],
                 kind=kind,
                 params=data["params"],
@@ -168,7 +168,7 @@ def run_derive_view(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         run = run_derive(
-            name=data["name"] or f"{data['kind']} of {data['sources']}",
+            name=data["name"],
             kind=data["kind"],
             sources=_runs(data["sources"]),
             fit=data["fit"],

@@ -14,7 +14,6 @@ from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, 
 
 from annotations.models import (
     Homonym,
-    Rater,
     RaterExclusion,
     Rating,
     Sample,
@@ -25,6 +24,7 @@ from annotations.models import (
     Setup,
     Story,
     TaskKind,
+    valid_ratings,
 )
 from annotations.sensechoice import TARGET
 
@@ -392,7 +392,7 @@ def study_samples_with_stats(study: Study) -> SampleQuerySet:
     """The study's samples with ``n_ratings``/``mean``/``sd``/``n_nonsensical`` over the
     study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
     and other studies too). Excluded raters count in neither."""
-    valid = ~Q(ratings__rater__in=Rater.objects.excluded())
+    valid = valid_ratings("ratings__")
     own = valid & Q(ratings__rater__participant__study=study)
     return (
         Sample.objects.filter(studies=study)

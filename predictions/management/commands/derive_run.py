@@ -38,7 +38,7 @@ class Command(BaseCommand):
         sources = runs(opts["sources"])
         try:
             run = run_derive(
-                name=opts["name"] or f"{opts['kind']} of {opts['sources']}",
+                name=opts["name"],
                 kind=opts["kind"],
                 sources=sources,
                 fit=opts["fit"],

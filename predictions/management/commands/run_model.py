@@ -24,7 +24,7 @@ class Command(BaseCommand):
         try:
             split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
             run = run_create(
-                name=opts["name"] or opts["backend"],
+                name=opts["name"],
                 backend=opts["backend"],
                 params=json.loads(opts["params"]),
                 split=split,

@@ -32,7 +32,7 @@ class Command(BaseCommand):
                 params["fit_split"] = names
             split = Split.objects.get(dataset__name=opts["dataset"], name=names[0])
             model = trained_model_create(
-                name=opts["name"] or f"{opts['kind']} on {'+'.join(names)}",
+                name=opts["name"],
                 split=split,
                 kind=opts["kind"],
                 params=params,
