@@ -23,6 +23,7 @@ from annotations.models import Rating, Sample
 
 from .calibration import TRANSFORMS, out_of_fold, own_and_partner
 from .errors import FitOnScoredSamples
+from .ml.texts import partners
 from .models import ModelRun, Prediction
 from .scoring import run_score
 from .services import default_name
@@ -49,12 +50,7 @@ def _labels(pks: Sequence[int]) -> dict[int, list[int]]:
 
 def _partners(rows: Sequence[tuple[int, int, str]]) -> list[int | None]:
     """Index of the other sense of the same story (None when the story has one sense)."""
-    by_story: dict[int, list[int]] = {}
-    for index, (_, story_id, _) in enumerate(rows):
-        by_story.setdefault(story_id, []).append(index)
-    return [
-        next((j for j in by_story[story] if j != i), None) for i, (_, story, _) in enumerate(rows)
-    ]
+    return partners([story_id for _, story_id, _ in rows])
 
 
 def _features(kind: str, runs: Sequence[ModelRun]) -> tuple[list, np.ndarray]:

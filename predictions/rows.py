@@ -16,10 +16,8 @@ from typing import Any
 from annotations.models import Rating, Sample, Split, TaskKind
 
 from .errors import FitOnScoredSamples
+from .ml.texts import field, story_groups, story_key
 from .models import ModelRun, TrainedModel
-
-TEXT_KEYS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence", "ending")
-STORY_KEYS = ("homonym", "precontext", "sentence", "ending")
 
 
 @dataclass(frozen=True)
@@ -149,21 +147,14 @@ def refuse_overlap(fit: Iterable[dict], scored: Iterable[dict]) -> None:
 
 
 def text_key(sample: dict) -> tuple:
-    return tuple(str(sample.get(k, "")).strip() for k in TEXT_KEYS)
-
-
-def story_key(sample: dict) -> tuple:
-    """The story a sample belongs to, whatever sense it judges."""
-    return tuple(str(sample.get(k, "")).strip() for k in STORY_KEYS)
+    """Every input text of a sample: two samples with the same key are the same sample."""
+    return (*story_key(sample), field(sample, "judged_meaning"), field(sample, "example_sentence"))
 
 
 def stories_together(items: Sequence, key) -> list:
     """``items`` reordered so that items with the same ``key`` are adjacent (groups in order
     of first appearance, items in their own order), as :func:`batches` needs for grouping."""
-    first: dict = {}
-    for index, item in enumerate(items):
-        first.setdefault(key(item), index)
-    return sorted(items, key=lambda item: first[key(item)])
+    return [items[i] for group in story_groups([key(item) for item in items]) for i in group]
 
 
 def batches(items: Sequence, size: int, *, group_of=None) -> Iterator[list]:

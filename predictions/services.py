@@ -83,7 +83,7 @@ def run_create(
     """Create a queued run of ``backend`` over every sample of ``split`` and enqueue it.
 
     The backend name is checked against the registry (``UnknownBackend``) and its parameters
-    by constructing it (``TypeError``/``ValueError``; ``ParamError`` names the field, e.g. a
+    by constructing it (a ``ValueError``; ``ParamError`` names the field: a misspelt one, or a
     ``base_url``, ``api_key`` or ``api_key_env``, which no run may give); a ``fit_split``
     parameter must name other splits of the same dataset (one name, ``"train,dev"`` or a
     list), and a trained model named by ``model``/``encoder`` must not have been trained on

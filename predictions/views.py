@@ -10,7 +10,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ambisite.access import researcher_required
 
-from .backends import UnknownBackend
 from .claims import run_is_stopping
 from .errors import RunStateError
 from .forms import DeriveForm, RunForm, TrainForm
@@ -71,7 +70,7 @@ def run_start(request: HttpRequest) -> HttpResponse:
                 split=data["split"],
                 created_by=request.user,
             )
-        except (UnknownBackend, TypeError, ValueError) as exc:
+        except ValueError as exc:  # PredictionsError, or a value a backend refuses
             form.add_error("params", str(exc))
         else:
             return redirect("runs:detail", run.pk)

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from annotations.models import SENSE_CANDIDATES_MAX, TaskKind
 
@@ -231,6 +232,11 @@ class Participant(models.Model):
         study = study or self.study
         qualified = self.status != self.Status.STARTED
         return self.started_at + timedelta(minutes=study.hold_minutes(qualified))
+
+    def is_late(self, now: datetime | None = None) -> bool:
+        """Still active past :meth:`deadline`: the participant rule every page and service
+        asks (``participants_expire`` applies the same rule in SQL to time them out)."""
+        return self.is_active and self.deadline() < (now or timezone.now())
 
 
 class CheckQuestion(models.Model):

@@ -332,17 +332,13 @@ def _locked(participant: Participant) -> Participant:
     return locked
 
 
-def _late(participant: Participant) -> bool:
-    return participant.is_active and participant.deadline() < timezone.now()
-
-
 def participant_qualify(*, participant: Participant, answers: dict[int, int]) -> bool:
     """Grade the one-attempt qualification test; failing screens the participant out and
     releases their batch. A second attempt changes nothing. Past the brief hold the
     participant is timed out (committed) and ``SessionOver`` is raised."""
     with transaction.atomic():
         participant = _locked(participant)
-        late = _late(participant) and _expire(participant)
+        late = participant.is_late() and _expire(participant)
         if not late:
             return _qualify(participant, answers)
     raise SessionOver("Your time for this study has run out.")
@@ -385,7 +381,7 @@ def item_save(*, participant: Participant, position: int, answer: Answer) -> int
     the slot done (compare-and-set), upsert the rating."""
     with transaction.atomic():
         participant = _locked(participant)
-        late = _late(participant) and _expire(participant)
+        late = participant.is_late() and _expire(participant)
         if not late:
             return _item_save(participant, position, answer)
     raise SessionOver("Your time for this study has run out.")

@@ -75,7 +75,7 @@ def _limited(request: HttpRequest, study: Study, action: str) -> bool:
 def _where(participant: Participant) -> str:
     """The page a participant belongs on now (a late participant is timed out first)."""
     study = participant.study
-    if participant.is_active and participant.deadline() < timezone.now():
+    if participant.is_late():
         services.participants_expire(study=study)
         participant.refresh_from_db()
     if participant.status == Participant.Status.QUALIFIED and study.is_writing:
@@ -243,7 +243,7 @@ def _require(request, slug: str, status: str):
     study, participant = _participant(request, slug)
     if participant is None:
         return study, None, redirect("participate:arrive", slug)
-    late = participant.is_active and participant.deadline() < timezone.now()
+    late = participant.is_late()
     # a closed study lets everyone who started finish (and get the code) within their hold
     if participant.status != status or late:
         return study, None, redirect(_where(participant))

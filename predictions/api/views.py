@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from ambisite.api import ReadOnlyViewSet
 from annotations.api.parsers import SafeJSONParser
-from predictions.backends import ParamError, UnknownBackend
+from predictions.backends import ParamError
 from predictions.errors import RunStateError
 from predictions.evaluation import ScoringError
 from predictions.importers import (
@@ -50,7 +50,7 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
             run = run_create(**parsed.validated_data, created_by=request.user)
         except ParamError as error:  # names the field: {"params": ["params.base_url: ..."]}
             return Response({"params": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
-        except (UnknownBackend, TypeError, ValueError) as error:
+        except ValueError as error:  # PredictionsError, or a value a backend refuses
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 

@@ -6,9 +6,12 @@ listing it here or in the ``AMBISITE_BACKENDS`` setting (``{"name": "dotted.Path
 
 from __future__ import annotations
 
+import inspect
+
 from django.conf import settings
 from django.utils.module_loading import import_string
 
+from ..errors import PredictionsError
 from .base import ParamError, PredictionOutput, PredictorBackend
 
 BUILTIN: dict[str, str] = {
@@ -32,8 +35,8 @@ BUILTIN: dict[str, str] = {
 CONNECTION_PARAMS = ("base_url", "api_key", "api_key_env")
 
 
-class UnknownBackend(LookupError):
-    pass
+class UnknownBackend(PredictionsError, LookupError):
+    """A backend name that is not in the registry."""
 
 
 def refuse_connection_params(params: dict) -> None:
@@ -65,7 +68,25 @@ def get_backend(name: str, **params) -> PredictorBackend:
     backend here, so the parameter rules hold everywhere."""
     cls = backend_class(name)
     refuse_connection_params(params)
-    return cls(**params)
+    refuse_unknown_params(name, cls, params)
+    try:
+        return cls(**params)
+    except TypeError as exc:  # a value of the wrong type, e.g. int(None): the run's fault
+        raise PredictionsError(f"{name}: a parameter has the wrong type ({exc})") from exc
+
+
+def refuse_unknown_params(name: str, cls: type[PredictorBackend], params: dict) -> None:
+    """ParamError for the first parameter the backend does not name: every backend takes
+    explicit keyword parameters, so a misspelt one is refused when the run is created."""
+    signature = inspect.signature(cls.__init__)
+    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+        return  # a backend that takes anything checks its parameters itself
+    known = [p for p in signature.parameters if p != "self"]
+    for field in params:
+        if field not in known:
+            raise ParamError(
+                field, f"{name} has no such parameter (known: {', '.join(known) or 'none'})"
+            )
 
 
 __all__ = [

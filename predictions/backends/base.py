@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import PredictionsError
+
 SampleDict = dict
 
 
-class ParamError(ValueError):
+class ParamError(PredictionsError):
     """A run parameter a backend refuses; the message starts with ``params.<field>``, so
     that forms, the API and the commands say which field is at fault."""
 

@@ -25,15 +25,13 @@ MAPPINGS = ("isotonic", "band", "linear")
 
 def pair_feature(samples: Sequence[SampleDict], sims: np.ndarray) -> np.ndarray:
     """Own similarity minus the mean similarity of the story's other senses (0 if none)."""
-    from ..ml.texts import story_key
+    from ..ml.texts import story_groups, story_key
 
-    by_story: dict[tuple, list[int]] = {}
-    for index, sample in enumerate(samples):
-        by_story.setdefault(story_key(sample), []).append(index)
     out = np.empty(len(samples), dtype=float)
-    for index, sample in enumerate(samples):
-        others = [j for j in by_story[story_key(sample)] if j != index]
-        out[index] = sims[index] - (float(np.mean(sims[others])) if others else sims[index])
+    for group in story_groups([story_key(sample) for sample in samples]):
+        for index in group:
+            others = [j for j in group if j != index]
+            out[index] = sims[index] - (float(np.mean(sims[others])) if others else sims[index])
     return out
 
 

@@ -23,7 +23,7 @@ from predictions import parsing
 from predictions.prompts import DEFAULT_PROMPT, get_prompt
 from predictions.prompts import render as render_prompt
 
-from .base import PredictionOutput, PredictorBackend, SampleDict
+from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
 
 DIGITS = ("1", "2", "3", "4", "5")
 
@@ -33,17 +33,35 @@ class HFCausalBackend(PredictorBackend):
     version = "1"
     batch_size = 8
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        if not params.get("model_path"):
-            raise ValueError("hf_causal needs 'model_path', a local model directory")
-        self.model_path = Path(params["model_path"]).expanduser()
-        self.prompt = get_prompt(params.get("prompt") or DEFAULT_PROMPT)
+    def __init__(
+        self,
+        *,
+        model_path: str = "",
+        prompt: str = "",
+        batch_size: int = batch_size,
+        answer_prefix: str = "",
+        device: str = "auto",
+        dtype: str = "auto",
+        chat_template: object = "auto",
+    ):
+        super().__init__(
+            model_path=model_path,
+            prompt=prompt,
+            batch_size=batch_size,
+            answer_prefix=answer_prefix,
+            device=device,
+            dtype=dtype,
+            chat_template=chat_template,
+        )
+        if not model_path:
+            raise ParamError("model_path", "hf_causal needs a local model directory")
+        self.model_path = Path(model_path).expanduser()
+        self.prompt = get_prompt(prompt or DEFAULT_PROMPT)
         if self.prompt.is_comparative:
             raise ValueError(f"hf_causal scores one sense per prompt; {self.prompt.id} needs two")
         self.prompt_version = self.prompt.id
-        self.batch_size = int(params.get("batch_size", self.batch_size))
-        self.answer_prefix = str(params.get("answer_prefix", ""))
+        self.batch_size = int(batch_size)
+        self.answer_prefix = str(answer_prefix)
         # transformers' model and tokenizer, and the torch device: loaded by prepare()
         self.model: Any = None
         self.tokenizer: Any = None

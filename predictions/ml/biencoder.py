@@ -29,7 +29,7 @@ from .crossencoder import CrossEncoderModel
 from .encoder import DEFAULT_THREADS, model_path, set_offline
 from .features import homonym_span
 from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
-from .texts import Sample, field, sense_text, story_text
+from .texts import SampleFields, field, sense_text, story_text
 
 __all__ = ["BiEncoderModel", "train", "load_trained", "ARCHITECTURE", "SCALE"]
 
@@ -39,13 +39,13 @@ MAX_SEQ_LENGTH = 256
 CENTER = 3.0  # rating = CENTER + 2 * cosine, clipped to [1, 5]: a score, not a calibration
 
 
-def _story_item(sample: Sample) -> tuple[str, tuple[int, int] | None]:
+def _story_item(sample: SampleFields) -> tuple[str, tuple[int, int] | None]:
     text = story_text(sample, mark=False)
     start = len(field(sample, "precontext"))
     return text, homonym_span(text, field(sample, "homonym"), start)
 
 
-def _sense_item(sample: Sample) -> tuple[str, tuple[int, int] | None]:
+def _sense_item(sample: SampleFields) -> tuple[str, tuple[int, int] | None]:
     text = sense_text(sample)
     return text, homonym_span(text, field(sample, "homonym"))
 
@@ -113,7 +113,7 @@ class BiEncoderModel:
         pooled = (hidden * weights).sum(1) / weights.sum(1)
         return pooled / torch.linalg.vector_norm(pooled, dim=1, keepdim=True).clamp_min(1e-9)
 
-    def similarities(self, samples: Sequence[Sample], batch_size: int = 32) -> np.ndarray:
+    def similarities(self, samples: Sequence[SampleFields], batch_size: int = 32) -> np.ndarray:
         """cos(story's homonym vector, sense's homonym vector) per sample; labels unread."""
         import torch
 
@@ -127,7 +127,7 @@ class BiEncoderModel:
                 out[start : start + len(chunk)] = (story * sense).sum(1).numpy()
         return out
 
-    def predict(self, samples: Sequence[Sample], batch_size: int = 32) -> list[float]:
+    def predict(self, samples: Sequence[SampleFields], batch_size: int = 32) -> list[float]:
         """``3 + 2 * cosine`` clipped to [1, 5]: a monotone score, uncalibrated."""
         sims = self.similarities(list(samples), batch_size)
         return [float(v) for v in np.clip(CENTER + 2.0 * sims, 1.0, 5.0)]
@@ -136,13 +136,13 @@ class BiEncoderModel:
         save_directory(self.model, self.tokenizer, directory, meta)
 
 
-def _pairs(data: Sequence[Sample]) -> list[tuple[int, int]]:
+def _pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
     """(a, b) indices of every story judged on exactly two senses."""
     return [(unit[0], unit[1]) for unit in story_units(data) if len(unit) == 2]
 
 
 def train(
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     out_dir: str | Path,
     *,
     epochs: int = 2,

@@ -19,18 +19,18 @@ from typing import Any
 
 from .encoder import DEFAULT_THREADS, model_path, set_offline
 from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
-from .texts import Sample, sense_text, story_text
+from .texts import SampleFields, sense_text, story_text
 
 __all__ = ["CrossEncoderModel", "train", "pair_texts", "LOG_FILE"]
 MAX_SEQ_LENGTH = 160
 
 
-def pair_texts(sample: Sample) -> tuple[str, str]:
+def pair_texts(sample: SampleFields) -> tuple[str, str]:
     """(story with marked sentence, sense text) for one sample."""
     return story_text(sample), sense_text(sample)
 
 
-def _target(sample: Sample) -> float:
+def _target(sample: SampleFields) -> float:
     return (float(sample["average"]) - 1.0) / 4.0
 
 
@@ -90,7 +90,7 @@ class CrossEncoderModel:
         )
         return cls(model, tokenizer, max_seq_length)
 
-    def _batch(self, samples: Sequence[Sample]) -> dict:
+    def _batch(self, samples: Sequence[SampleFields]) -> dict:
         stories, senses = zip(*(pair_texts(s) for s in samples))
         return self.tokenizer(
             list(stories),
@@ -101,11 +101,11 @@ class CrossEncoderModel:
             return_tensors="pt",
         )
 
-    def logits(self, samples: Sequence[Sample]) -> Any:
+    def logits(self, samples: Sequence[SampleFields]) -> Any:
         """Raw logits (a torch tensor of shape ``(n,)``) with gradients as the mode allows."""
         return self.model(**self._batch(samples)).logits.squeeze(-1)
 
-    def predict(self, samples: Sequence[Sample], batch_size: int = 64) -> list[float]:
+    def predict(self, samples: Sequence[SampleFields], batch_size: int = 64) -> list[float]:
         """Ratings in [1, 5] for ``samples``; labels are never read."""
         import torch
 
@@ -122,7 +122,7 @@ class CrossEncoderModel:
 
 
 def train(
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     out_dir: str | Path,
     *,
     epochs: int = 2,

@@ -25,7 +25,16 @@ from typing import Any
 import numpy as np
 
 from .encoder import EmbeddingCache, embed, load_encoder
-from .texts import Sample, field, gloss_text, sense_text, setup_key, story_key, story_text
+from .texts import (
+    SampleFields,
+    field,
+    gloss_text,
+    partners,
+    sense_text,
+    setup_key,
+    story_key,
+    story_text,
+)
 
 __all__ = [
     "partner_index",
@@ -58,22 +67,14 @@ RAW_NAMES = [f"cos_{a}_{b}" for a in _STORY_PARTS for b in _SENSE_PARTS] + [
 ]
 
 
-def partner_index(samples: Sequence[Sample]) -> list[int | None]:
+def partner_index(samples: Sequence[SampleFields]) -> list[int | None]:
     """For each sample, the index of the other sense of the same story (None if absent)."""
-    groups: dict[tuple, list[int]] = {}
-    for i, sample in enumerate(samples):
-        groups.setdefault(story_key(sample), []).append(i)
-    out: list[int | None] = []
-    for sample in samples:
-        meaning = field(sample, "judged_meaning")
-        others = [
-            j for j in groups[story_key(sample)] if field(samples[j], "judged_meaning") != meaning
-        ]
-        out.append(others[0] if others else None)
-    return out
+    return partners(
+        [story_key(s) for s in samples], [field(s, "judged_meaning") for s in samples]
+    )
 
 
-def setup_sense_groups(samples: Sequence[Sample]) -> list[list[int]]:
+def setup_sense_groups(samples: Sequence[SampleFields]) -> list[list[int]]:
     """For each sample, the indices of all samples of its setup judged on the same sense."""
     groups: dict[tuple, list[int]] = {}
     keys = [setup_key(s) + (field(s, "judged_meaning"),) for s in samples]
@@ -155,7 +156,9 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(1)
 
 
-def raw_features(samples: Sequence[Sample], cache_dir: str | Path | None = None) -> np.ndarray:
+def raw_features(
+    samples: Sequence[SampleFields], cache_dir: str | Path | None = None
+) -> np.ndarray:
     """Per-sample similarity features, shape ``(n, len(RAW_NAMES))`` (no pairing yet)."""
     cache = EmbeddingCache(Path(cache_dir) / "minilm_sentences.npz") if cache_dir else None
     tcache = EmbeddingCache(Path(cache_dir) / "minilm_tokens.npz") if cache_dir else None
@@ -214,7 +217,7 @@ HUB_NAMES = [
 
 
 def reference_means(
-    samples: Sequence[Sample], cache_dir: str | Path | None = None
+    samples: Sequence[SampleFields], cache_dir: str | Path | None = None
 ) -> dict[str, list[float]]:
     """Mean MiniLM embedding of the distinct stories and of the distinct endings of
     ``samples`` (the training split): the reference for :func:`hub_features`."""
@@ -228,7 +231,7 @@ def reference_means(
 
 
 def hub_features(
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     reference: dict[str, list[float]],
     cache_dir: str | Path | None = None,
 ) -> np.ndarray:
@@ -254,7 +257,7 @@ def hub_features(
 
 
 def contrast_features(
-    samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None = None
+    samples: Sequence[SampleFields], raw: np.ndarray, fallback: np.ndarray | None = None
 ) -> np.ndarray:
     """Pair-aware feature matrix from :func:`raw_features` output.
 

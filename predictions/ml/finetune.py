@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .texts import Sample, story_key
+from .texts import SampleFields, story_groups, story_key
 
 __all__ = ["LOG_FILE", "seed_all", "story_units", "train_epochs", "save_directory"]
 
@@ -32,12 +32,9 @@ def seed_all(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def story_units(data: Sequence[Sample]) -> list[list[int]]:
+def story_units(data: Sequence[SampleFields]) -> list[list[int]]:
     """Indices of ``data`` grouped by story (both senses of one story together)."""
-    groups: dict[tuple, list[int]] = {}
-    for i, sample in enumerate(data):
-        groups.setdefault(story_key(sample), []).append(i)
-    return list(groups.values())
+    return story_groups([story_key(sample) for sample in data])
 
 
 def train_epochs(

@@ -37,7 +37,7 @@ from .features import (
     reference_means,
     setup_sense_groups,
 )
-from .texts import Sample
+from .texts import SampleFields
 
 __all__ = [
     "antisymmetrise",
@@ -55,7 +55,7 @@ __all__ = [
 
 
 def antisymmetrise(
-    scores: np.ndarray, samples: Sequence[Sample], center: float = 0.0
+    scores: np.ndarray, samples: Sequence[SampleFields], center: float = 0.0
 ) -> np.ndarray:
     """``(s_i - s_partner) / 2`` per story; ``s_i - center`` where a story has one sense."""
     partners = partner_index(samples)
@@ -68,7 +68,7 @@ def antisymmetrise(
     )
 
 
-def label_bounds(samples: Sequence[Sample]) -> tuple[np.ndarray, np.ndarray]:
+def label_bounds(samples: Sequence[SampleFields]) -> tuple[np.ndarray, np.ndarray]:
     """Open interval (lo, hi) of predictions counted correct by the official rule
     (:func:`annotations.official.accepted_band` of each sample's labels).
 
@@ -90,7 +90,7 @@ class RankModel:
     intercept_: float = 0.0
     raw_mean_: np.ndarray | None = None
 
-    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> RankModel:
+    def fit(self, samples: Sequence[SampleFields], raw: np.ndarray) -> RankModel:
         """Fit on labelled samples; ``raw`` is :func:`features.raw_features` of them."""
         from sklearn.linear_model import Ridge
 
@@ -105,7 +105,7 @@ class RankModel:
         self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
         return self
 
-    def score(self, samples: Sequence[Sample], raw: np.ndarray) -> np.ndarray:
+    def score(self, samples: Sequence[SampleFields], raw: np.ndarray) -> np.ndarray:
         """Antisymmetric preference of each sample's sense over the other sense (~[-2, 2])."""
         X = contrast_features(samples, raw, self.raw_mean_)
         r = ((X - self.mean_) / self.scale_) @ self.coef_ + self.intercept_
@@ -126,7 +126,7 @@ class RankModel:
 
 
 def _symmetric_features(
-    samples: Sequence[Sample], raw: np.ndarray, fallback: np.ndarray | None
+    samples: Sequence[SampleFields], raw: np.ndarray, fallback: np.ndarray | None
 ) -> np.ndarray:
     """Pair means of ``raw`` (+ their setup/sense means, has-ending gates and the flag)."""
     from .texts import field
@@ -161,7 +161,7 @@ class LevelModel:
     intercept_: float = 0.0
     raw_mean_: np.ndarray | None = None
 
-    def fit(self, samples: Sequence[Sample], raw: np.ndarray) -> LevelModel:
+    def fit(self, samples: Sequence[SampleFields], raw: np.ndarray) -> LevelModel:
         from scipy.stats import spearmanr
         from sklearn.linear_model import Ridge
         from sklearn.model_selection import GroupKFold
@@ -188,7 +188,7 @@ class LevelModel:
         self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
         return self
 
-    def score(self, samples: Sequence[Sample], raw: np.ndarray) -> np.ndarray:
+    def score(self, samples: Sequence[SampleFields], raw: np.ndarray) -> np.ndarray:
         """Centred predicted story level (same value for both senses of a story)."""
         X = _symmetric_features(samples, raw, self.raw_mean_)
         return ((X - self.mean_) / self.scale_) @ self.coef_
@@ -229,7 +229,7 @@ class Calibrator:
         return self.mid + self.amp * np.tanh(z / self.scale) + self.slope * z
 
     def fit(
-        self, comps: np.ndarray, samples: Sequence[Sample], weight_grid: Sequence[float] = ()
+        self, comps: np.ndarray, samples: Sequence[SampleFields], weight_grid: Sequence[float] = ()
     ) -> Calibrator:
         """Choose component weights (max Spearman) then the map (max accuracy) on ``samples``."""
         from scipy.stats import spearmanr
@@ -255,7 +255,7 @@ class Calibrator:
     def combine_with(self, comps: np.ndarray, weights: Sequence[float]) -> np.ndarray:
         return (comps / np.array(self.stds)) @ np.array(weights)
 
-    def _fit_map(self, z: np.ndarray, samples: Sequence[Sample]) -> None:
+    def _fit_map(self, z: np.ndarray, samples: Sequence[SampleFields]) -> None:
         lo, hi = label_bounds(samples)
         sd = float(np.std(z)) + 1e-9
         best = (-1, 0.0, 0.0, 0.0, 0.0)
@@ -291,7 +291,7 @@ class QualityPredictor:
         self._ce: Any = None
         self.reference: dict[str, list[float]] | None = None
 
-    def raw(self, samples: Sequence[Sample]) -> np.ndarray:
+    def raw(self, samples: Sequence[SampleFields]) -> np.ndarray:
         """Raw per-sample features (+ hubness-corrected ones once a reference is set)."""
         raw = raw_features(samples, self.cache_dir)
         if self.reference is None:
@@ -305,7 +305,7 @@ class QualityPredictor:
             self._ce = load_trained(self.ce_dir)
         return self._ce
 
-    def components(self, samples: Sequence[Sample]) -> np.ndarray:
+    def components(self, samples: Sequence[SampleFields]) -> np.ndarray:
         """Scores per component, shape (n, k): ranker z, [level], [cross-encoder z, level].
 
         Labels are not read."""
@@ -321,8 +321,8 @@ class QualityPredictor:
 
     def fit(
         self,
-        train_samples: Sequence[Sample],
-        tune_samples: Sequence[Sample] | None = None,
+        train_samples: Sequence[SampleFields],
+        tune_samples: Sequence[SampleFields] | None = None,
         *,
         cross_encoder: Any = None,
         alpha: float = 1.0,
@@ -365,7 +365,7 @@ class QualityPredictor:
         self.calibrator = ce_calibrator(base, oof, train_samples, ref[:, :k], ce_ref, ce_weight)
         return self
 
-    def predict(self, samples: Sequence[Sample]) -> list[float]:
+    def predict(self, samples: Sequence[SampleFields]) -> list[float]:
         """Predicted mean ratings in [1, 5], one per sample (labels never read)."""
         samples = list(samples)
         if not samples:
@@ -406,7 +406,7 @@ class QualityPredictor:
 
 
 def ce_components(
-    ratings: np.ndarray, samples: Sequence[Sample], center: float = 3.14
+    ratings: np.ndarray, samples: Sequence[SampleFields], center: float = 3.14
 ) -> np.ndarray:
     """Cross-encoder ratings -> (antisymmetric pair difference, centred pair mean), (n, 2)."""
     z = antisymmetrise(ratings, samples, center=center)
@@ -415,7 +415,7 @@ def ce_components(
 
 def grouped_oof(
     comps: np.ndarray,
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     n_splits: int = 5,
     fixed_weights: Sequence[float] | None = None,
 ) -> np.ndarray:
@@ -435,7 +435,7 @@ def grouped_oof(
 
 
 def grouped_oof_select(
-    candidates: dict[str, np.ndarray], samples: Sequence[Sample], n_splits: int = 5
+    candidates: dict[str, np.ndarray], samples: Sequence[SampleFields], n_splits: int = 5
 ) -> tuple[np.ndarray, list[str]]:
     """Like :func:`grouped_oof`, but each fold first picks, on its fitting folds only, the
     candidate component matrix (e.g. rankers with different ridge alphas) whose first
@@ -459,7 +459,7 @@ def grouped_oof_select(
 
 
 def train_oof_components(
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     raw: np.ndarray,
     *,
     alpha: float = 1.0,
@@ -488,7 +488,7 @@ def train_oof_components(
 def ce_calibrator(
     base: Calibrator,
     oof: np.ndarray,
-    samples: Sequence[Sample],
+    samples: Sequence[SampleFields],
     ref_base: np.ndarray,
     ref_ce: np.ndarray | None,
     ce_weight: float,

@@ -3,8 +3,6 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
-from predictions.backends import UnknownBackend
-from predictions.errors import FitOnScoredSamples
 from predictions.services import run_create
 from predictions.worker import run_execute
 
@@ -32,9 +30,7 @@ class Command(BaseCommand):
             )
         except Split.DoesNotExist as exc:
             raise CommandError(f"no split {opts['dataset']}/{opts['split']}") from exc
-        except (json.JSONDecodeError, UnknownBackend, FitOnScoredSamples, TypeError) as exc:
-            raise CommandError(str(exc)) from exc
-        except ValueError as exc:
+        except ValueError as exc:  # bad JSON, PredictionsError, a value a backend refuses
             raise CommandError(str(exc)) from exc
         if not opts["now"]:
             self.stdout.write(f"run {run.pk} queued ({run.total} samples)")
