@@ -23,6 +23,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -40,6 +41,53 @@ from predictions.ml.texts import story_text  # noqa: E402
 DATA = REPO.parent / "shared" / "data" / "ambistory"
 ALPHAS = (1.0, 10.0, 100.0, 1000.0)
 CE_WEIGHT = 0.5  # fixed before any fine-tuned model's dev scores were seen
+
+
+
+def grouped_oof(
+    comps: np.ndarray,
+    samples: Sequence[dict],
+    n_splits: int = 5,
+    fixed_weights: Sequence[float] | None = None,
+) -> np.ndarray:
+    """Out-of-fold calibrated predictions on a labelled split, folds grouped by homonym (the
+    bench's own evaluation; the shipped predictor calibrates with stacking.train_oof_components)."""
+    from sklearn.model_selection import GroupKFold
+
+    comps = np.asarray(comps, dtype=np.float64).reshape(len(comps), -1)
+    groups = [s["homonym"] for s in samples]
+    out = np.zeros(len(samples))
+    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(comps, groups=groups):
+        cal = stacking.Calibrator().fit(comps[fit_idx], [samples[i] for i in fit_idx])
+        if fixed_weights is not None:
+            cal.weights = list(fixed_weights)
+            cal._fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
+        out[test_idx] = cal.apply(comps[test_idx])
+    return out
+
+
+def grouped_oof_select(
+    candidates: dict[str, np.ndarray], samples: Sequence[dict], n_splits: int = 5
+) -> tuple[np.ndarray, list[str]]:
+    """Like :func:`grouped_oof`, but each fold first picks, on its fitting folds only, the
+    candidate component matrix (e.g. rankers with different ridge alphas) whose first
+    column has the highest Spearman there. Returns (OOF predictions, pick per fold)."""
+    from scipy.stats import spearmanr
+    from sklearn.model_selection import GroupKFold
+
+    names = list(candidates)
+    mats = {
+        k: np.asarray(v, dtype=np.float64).reshape(len(samples), -1) for k, v in candidates.items()
+    }
+    y = np.array([float(s["average"]) for s in samples])
+    groups = [s["homonym"] for s in samples]
+    out, picks = np.zeros(len(samples)), []
+    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(y, groups=groups):
+        best = max(names, key=lambda k: spearmanr(mats[k][fit_idx, 0], y[fit_idx])[0])
+        picks.append(best)
+        cal = stacking.Calibrator().fit(mats[best][fit_idx], [samples[i] for i in fit_idx])
+        out[test_idx] = cal.apply(mats[best][test_idx])
+    return out, picks
 
 
 def _load(name: str, data_dir: Path) -> list[dict]:
@@ -132,7 +180,7 @@ def main() -> None:
     _score(
         "embedding cos(story, sense) pair diff + calib (OOF)",
         dev,
-        stacking.grouped_oof(z_cos[:, None], dev),
+        grouped_oof(z_cos[:, None], dev),
         results,
     )
 
@@ -144,7 +192,7 @@ def main() -> None:
     _score(
         "MiniLM pair features + ridge + calib (OOF)",
         dev,
-        stacking.grouped_oof(z_plain[:, None], dev),
+        grouped_oof(z_plain[:, None], dev),
         results,
     )
 
@@ -157,7 +205,7 @@ def main() -> None:
         _score(
             f"+ hubness-corrected sims, ridge a={a:g}, raw z", dev, z, results, ranking_only=True
         )
-    oof, picks = stacking.grouped_oof_select({a: z[:, None] for a, z in z_by_alpha.items()}, dev)
+    oof, picks = grouped_oof_select({a: z[:, None] for a, z in z_by_alpha.items()}, dev)
     results["ridge_alpha_picked_per_fold"] = picks
     _score(
         "+ hubness-corrected sims, ridge (alpha picked in-fold) + calib (OOF)", dev, oof, results
@@ -180,7 +228,7 @@ def main() -> None:
     results["level_alpha"] = level_model.alpha
     candidates = {"ranker": z_rank[:, None]}
     candidates["ranker+level"] = np.stack([z_rank, level], 1)
-    oof_rows["ranker+level"] = stacking.grouped_oof_select(per_alpha(level[:, None]), dev)[0]
+    oof_rows["ranker+level"] = grouped_oof_select(per_alpha(level[:, None]), dev)[0]
     _score("ranker + story-level ridge + calib (OOF)", dev, oof_rows["ranker+level"], results)
 
     ce = None
@@ -214,22 +262,22 @@ def main() -> None:
             len(dev) / (time.perf_counter() - t), 1
         )
         _score(f"{label} alone, raw rating", dev, ce_dev, results)
-        ce_comps = stacking.ce_components(ce_dev, dev)
+        ce_comps = stacking.finetuned_components(ce_dev, dev)
         _score(f"{label} pair diff, raw", dev, ce_comps[:, 0], results, ranking_only=True)
         _score(
             f"{label} pair diff + calib (OOF)",
             dev,
-            stacking.grouped_oof(ce_comps[:, :1], dev),
+            grouped_oof(ce_comps[:, :1], dev),
             results,
         )
         _score(
             f"{label} diff + level + calib (OOF)",
             dev,
-            stacking.grouped_oof(ce_comps, dev),
+            grouped_oof(ce_comps, dev),
             results,
         )
         candidates[f"ranker+{label}"] = np.hstack([z_rank[:, None], ce_comps])
-        oof_rows[f"ranker+{label}"] = stacking.grouped_oof_select(per_alpha(ce_comps), dev)[0]
+        oof_rows[f"ranker+{label}"] = grouped_oof_select(per_alpha(ce_comps), dev)[0]
         _score(f"ranker + {label} + calib (OOF)", dev, oof_rows[f"ranker+{label}"], results)
 
     # Calibrator fitted on grouped OOF scores of *train*: dev labels are never used.
@@ -245,10 +293,12 @@ def main() -> None:
         k = 2 if lev else 1
         base = stacking.Calibrator().fit(oof_tr[a][:, :k], train)
         comps = np.stack([z_by_alpha[a], level], 1)[:, :k]
-        ce_ref = None if ce is None or not w else stacking.ce_components(ce_dev, dev)[:, 0]
-        cal = stacking.ce_calibrator(base, oof_tr[a][:, :k], train, comps, ce_ref, w)
+        ce_ref = None if ce is None or not w else stacking.finetuned_components(ce_dev, dev)[:, 0]
+        cal = stacking.finetuned_calibrator(base, oof_tr[a][:, :k], train, comps, ce_ref, w)
         return cal.apply(
-            comps if ce_ref is None else np.hstack([comps, stacking.ce_components(ce_dev, dev)])
+            comps
+            if ce_ref is None
+            else np.hstack([comps, stacking.finetuned_components(ce_dev, dev)])
         )
 
     _score(
@@ -286,7 +336,7 @@ def main() -> None:
     )
 
     qp = stacking.QualityPredictor(cache_dir=args.cache).fit(
-        train, dev_inputs, with_level=True, cross_encoder=ce, ce_weight=CE_WEIGHT
+        train, dev_inputs, with_level=True, finetuned=ce, finetuned_weight=CE_WEIGHT
     )
     chosen = "ranker+level" + (f"+{label}" if ce is not None else "")
     results["final_components"] = chosen

@@ -43,7 +43,7 @@ def main() -> None:
                 train, folder, seed=seed, log=lambda m: print(m, flush=True), **settings
             )
         predictor = stacking.QualityPredictor(cache_dir=args.cache).fit(
-            train, with_level=True, cross_encoder=folder, ce_weight=FINETUNE_WEIGHT
+            train, with_level=True, finetuned=folder, finetuned_weight=FINETUNE_WEIGHT
         )
         s = score_lists([d["choices"] for d in dev], predictor.predict(dev))
         rows.append((seed, s.accuracy, s.spearman))

@@ -124,8 +124,8 @@ class QualityBackend(PredictorBackend):
                 fit_samples,
                 with_level=self.with_level,
                 with_hub=self.with_hub,
-                cross_encoder=self.encoder_dir,
-                ce_weight=FINETUNE_WEIGHT,
+                finetuned=self.encoder_dir,
+                finetuned_weight=FINETUNE_WEIGHT,
             )
         else:
             raise ValueError("give a saved predictor (path=... or model=...) or a fit_split")

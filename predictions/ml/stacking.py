@@ -8,7 +8,8 @@ Pipeline (``QualityPredictor``):
 2. optionally a fine-tuned MiniLM (trained on train): the bi-encoder of :mod:`.biencoder`
    (the shipped choice) or the cross-encoder of :mod:`.crossencoder`, antisymmetrised the
    same way and added with a fixed weight.
-3. ``Calibrator`` (fitted on the tuning split, i.e. dev): the weight of each component in a
+3. ``Calibrator`` (fitted on grouped out-of-fold scores of *train* by default; on the tuning
+   split only with ``oof_calibration=False``): the weight of each component in a
    standardised sum, and a strictly increasing map ``mid + amp * tanh(z / scale) + slope * z``
    whose parameters maximise the official accuracy. The small linear term keeps saturated
    predictions apart, so the ranking (Spearman) of ``z`` survives the mapping.
@@ -44,13 +45,11 @@ __all__ = [
     "label_bounds",
     "RankModel",
     "LevelModel",
-    "ce_components",
+    "finetuned_components",
     "Calibrator",
     "QualityPredictor",
-    "grouped_oof",
-    "grouped_oof_select",
     "train_oof_components",
-    "ce_calibrator",
+    "finetuned_calibrator",
 ]
 
 
@@ -278,8 +277,10 @@ class QualityPredictor:
     """Predict the mean plausibility rating (1-5) of AmbiStory samples.
 
     ``fit(train, tune)``: features + ridge ranker on ``train``; optional scores of a fine-tuned
-    MiniLM (``cross_encoder``: a loaded bi-encoder or cross-encoder trained on train, or its
-    directory); the calibrator on ``tune`` (dev) or, without it, on ``train``.
+    MiniLM (``finetuned``: a loaded bi-encoder (the default choice) or cross-encoder trained on
+    train, or its directory); the calibrator on grouped out-of-fold scores of ``train`` (by
+    default; ``tune``, labels unread, only fixes the score scale) or on ``tune`` with
+    ``oof_calibration=False``.
     """
 
     def __init__(self, cache_dir: str | Path | None = None) -> None:
@@ -287,8 +288,8 @@ class QualityPredictor:
         self.rank = RankModel()
         self.level: LevelModel | None = None
         self.calibrator = Calibrator()
-        self.ce_dir: str | None = None
-        self._ce: Any = None
+        self.finetuned_dir: str | None = None
+        self._finetuned: Any = None
         self.reference: dict[str, list[float]] | None = None
 
     def raw(self, samples: Sequence[SampleFields]) -> np.ndarray:
@@ -298,15 +299,15 @@ class QualityPredictor:
             return raw
         return np.hstack([raw, hub_features(samples, self.reference, self.cache_dir)])
 
-    def _cross_encoder(self) -> Any:
-        if self._ce is None and self.ce_dir:
+    def _finetuned_model(self) -> Any:
+        if self._finetuned is None and self.finetuned_dir:
             from .biencoder import load_trained
 
-            self._ce = load_trained(self.ce_dir)
-        return self._ce
+            self._finetuned = load_trained(self.finetuned_dir)
+        return self._finetuned
 
     def components(self, samples: Sequence[SampleFields]) -> np.ndarray:
-        """Scores per component, shape (n, k): ranker z, [level], [cross-encoder z, level].
+        """Scores per component, shape (n, k): ranker z, [level], [fine-tuned z, level].
 
         Labels are not read."""
         samples = list(samples)
@@ -314,9 +315,9 @@ class QualityPredictor:
         cols = [self.rank.score(samples, raw)]
         if self.level is not None:
             cols.append(self.level.score(samples, raw))
-        ce = self._cross_encoder()
-        if ce is not None:
-            cols += list(ce_components(np.array(ce.predict(samples)), samples).T)
+        tuned = self._finetuned_model()
+        if tuned is not None:
+            cols += list(finetuned_components(np.array(tuned.predict(samples)), samples).T)
         return np.stack(cols, 1)
 
     def fit(
@@ -324,19 +325,19 @@ class QualityPredictor:
         train_samples: Sequence[SampleFields],
         tune_samples: Sequence[SampleFields] | None = None,
         *,
-        cross_encoder: Any = None,
+        finetuned: Any = None,
         alpha: float = 1.0,
         with_level: bool = False,
         with_hub: bool = True,
         oof_calibration: bool = True,
-        ce_weight: float = 0.5,
+        finetuned_weight: float = 0.5,
     ) -> QualityPredictor:
         """Fit the ranker (and level model) on ``train_samples``, then the calibrator.
 
         ``oof_calibration`` (default): the component weights and the rating map are fitted on
         grouped out-of-fold scores of ``train_samples`` (GroupKFold(5) by homonym), so no labels
         of ``tune_samples`` are needed; ``tune_samples`` (labels unread) only fix the score scale.
-        The cross-encoder's pair difference enters with weight ``ce_weight`` (in standard
+        The fine-tuned model's pair difference enters with weight ``finetuned_weight`` (in standard
         deviations of the standardised ranker score). Without ``oof_calibration`` the
         calibrator is fitted on the labelled ``tune_samples`` (or train) as before.
         """
@@ -345,10 +346,10 @@ class QualityPredictor:
         raw = self.raw(train_samples)
         self.rank = RankModel(alpha=alpha).fit(train_samples, raw)
         self.level = LevelModel().fit(train_samples, raw) if with_level else None
-        if isinstance(cross_encoder, (str, Path)):
-            self.ce_dir, self._ce = str(cross_encoder), None
-        elif cross_encoder is not None:
-            self._ce = cross_encoder
+        if isinstance(finetuned, (str, Path)):
+            self.finetuned_dir, self._finetuned = str(finetuned), None
+        elif finetuned is not None:
+            self._finetuned = finetuned
         tune = list(tune_samples) if tune_samples is not None else train_samples
         if not oof_calibration or len({s["homonym"] for s in train_samples}) < 5:
             self.calibrator = Calibrator().fit(self.components(tune), tune)
@@ -357,12 +358,14 @@ class QualityPredictor:
         base = Calibrator().fit(oof, train_samples)
         ref = (
             self.components(tune)
-            if tune_samples is not None or self._cross_encoder() is not None
+            if tune_samples is not None or self._finetuned_model() is not None
             else oof
         )
         k = 2 if with_level else 1
-        ce_ref = ref[:, k] if ref.shape[1] > k else None
-        self.calibrator = ce_calibrator(base, oof, train_samples, ref[:, :k], ce_ref, ce_weight)
+        finetuned_ref = ref[:, k] if ref.shape[1] > k else None
+        self.calibrator = finetuned_calibrator(
+            base, oof, train_samples, ref[:, :k], finetuned_ref, finetuned_weight
+        )
         return self
 
     def predict(self, samples: Sequence[SampleFields]) -> list[float]:
@@ -381,7 +384,7 @@ class QualityPredictor:
             "rank": self.rank.to_dict(),
             "level": self.level.to_dict() if self.level is not None else None,
             "calibrator": self.calibrator.to_dict(),
-            "ce_dir": self.ce_dir,
+            "finetuned_dir": self.finetuned_dir,
             "reference": self.reference,
         }
         path = directory / "quality_predictor.json"
@@ -390,72 +393,29 @@ class QualityPredictor:
 
     @classmethod
     def load(cls, directory: str | Path, cache_dir: str | Path | None = None) -> QualityPredictor:
-        """Load what :meth:`save` wrote; a relative ``ce_dir`` is resolved against ``directory``."""
+        """Load what :meth:`save` wrote; a relative ``finetuned_dir`` is resolved against
+        ``directory``."""
         directory = Path(directory)
         state = json.loads((directory / "quality_predictor.json").read_text())
         obj = cls(cache_dir)
         obj.rank = RankModel.from_dict(state["rank"])
         obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
         obj.calibrator = Calibrator(**state["calibrator"])
-        ce_dir = state.get("ce_dir")
-        if ce_dir and not Path(ce_dir).is_absolute():
-            ce_dir = str(directory / ce_dir)
-        obj.ce_dir = ce_dir
+        # "ce_dir": the key of files written before the rename
+        tuned_dir = state.get("finetuned_dir", state.get("ce_dir"))
+        if tuned_dir and not Path(tuned_dir).is_absolute():
+            tuned_dir = str(directory / tuned_dir)
+        obj.finetuned_dir = tuned_dir
         obj.reference = state.get("reference")
         return obj
 
 
-def ce_components(
+def finetuned_components(
     ratings: np.ndarray, samples: Sequence[SampleFields], center: float = 3.14
 ) -> np.ndarray:
-    """Cross-encoder ratings -> (antisymmetric pair difference, centred pair mean), (n, 2)."""
+    """Fine-tuned model ratings -> (antisymmetric pair difference, centred pair mean), (n, 2)."""
     z = antisymmetrise(ratings, samples, center=center)
     return np.stack([z, ratings - z - center], 1)
-
-
-def grouped_oof(
-    comps: np.ndarray,
-    samples: Sequence[SampleFields],
-    n_splits: int = 5,
-    fixed_weights: Sequence[float] | None = None,
-) -> np.ndarray:
-    """Out-of-fold calibrated predictions on a labelled split, folds grouped by homonym."""
-    from sklearn.model_selection import GroupKFold
-
-    comps = np.asarray(comps, dtype=np.float64).reshape(len(comps), -1)
-    groups = [s["homonym"] for s in samples]
-    out = np.zeros(len(samples))
-    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(comps, groups=groups):
-        cal = Calibrator().fit(comps[fit_idx], [samples[i] for i in fit_idx])
-        if fixed_weights is not None:
-            cal.weights = list(fixed_weights)
-            cal._fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
-        out[test_idx] = cal.apply(comps[test_idx])
-    return out
-
-
-def grouped_oof_select(
-    candidates: dict[str, np.ndarray], samples: Sequence[SampleFields], n_splits: int = 5
-) -> tuple[np.ndarray, list[str]]:
-    """Like :func:`grouped_oof`, but each fold first picks, on its fitting folds only, the
-    candidate component matrix (e.g. rankers with different ridge alphas) whose first
-    column has the highest Spearman there. Returns (OOF predictions, pick per fold)."""
-    from scipy.stats import spearmanr
-    from sklearn.model_selection import GroupKFold
-
-    names = list(candidates)
-    mats = {
-        k: np.asarray(v, dtype=np.float64).reshape(len(samples), -1) for k, v in candidates.items()
-    }
-    y = np.array([float(s["average"]) for s in samples])
-    groups = [s["homonym"] for s in samples]
-    out, picks = np.zeros(len(samples)), []
-    for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(y, groups=groups):
-        best = max(names, key=lambda k: spearmanr(mats[k][fit_idx, 0], y[fit_idx])[0])
-        picks.append(best)
-        cal = Calibrator().fit(mats[best][fit_idx], [samples[i] for i in fit_idx])
-        out[test_idx] = cal.apply(mats[best][test_idx])
-    return out, picks
 
 
 def train_oof_components(
@@ -485,20 +445,20 @@ def train_oof_components(
     return out
 
 
-def ce_calibrator(
+def finetuned_calibrator(
     base: Calibrator,
     oof: np.ndarray,
     samples: Sequence[SampleFields],
     ref_base: np.ndarray,
-    ref_ce: np.ndarray | None,
-    ce_weight: float,
+    ref_finetuned: np.ndarray | None,
+    finetuned_weight: float,
 ) -> Calibrator:
-    """The final calibrator over [base components..., cross-encoder diff, cross-encoder level].
+    """The final calibrator over [base components..., fine-tuned diff, fine-tuned level].
 
     ``base``: weights fitted on the out-of-fold base components ``oof`` of labelled
     ``samples``; the rating map is fitted there on the standardised base score. ``ref_base``
-    / ``ref_ce`` (unlabelled reference scores, e.g. dev) fix the standard deviations:
-    score = (base/sd_base + ce_weight * ce/sd_ce) / sd_total, then the map.
+    / ``ref_finetuned`` (unlabelled reference scores, e.g. dev) fix the standard deviations:
+    score = (base/sd_base + finetuned_weight * ce/sd_ce) / sd_total, then the map.
     """
     b_tr = base.combine(oof)
     unit = Calibrator(weights=[1.0], stds=[1.0])
@@ -507,10 +467,10 @@ def ce_calibrator(
     sd_b = float(b.std()) + 1e-9
     weights = [w / sd_b for w in base.weights]
     stds = list(base.stds)
-    if ref_ce is not None:
-        sd_c = float(np.std(ref_ce)) + 1e-9
-        total = float(np.std(b / sd_b + ce_weight * ref_ce / sd_c)) + 1e-9
-        weights = [w / total for w in weights] + [ce_weight / total, 0.0]
+    if ref_finetuned is not None:
+        sd_c = float(np.std(ref_finetuned)) + 1e-9
+        total = float(np.std(b / sd_b + finetuned_weight * ref_finetuned / sd_c)) + 1e-9
+        weights = [w / total for w in weights] + [finetuned_weight / total, 0.0]
         stds += [sd_c, 1.0]
     return Calibrator(
         weights=weights, stds=stds, mid=unit.mid, amp=unit.amp, scale=unit.scale, slope=unit.slope
