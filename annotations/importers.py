@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import transaction
 
@@ -169,7 +169,6 @@ class ImportReport:
     samples_existing: int = 0
     ratings_created: int = 0
     setups_created: int = 0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
