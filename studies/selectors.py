@@ -16,6 +16,7 @@ from annotations.models import (
     Homonym,
     RaterExclusion,
     Rating,
+    RatingQuerySet,
     Sample,
     SampleQuerySet,
     Sense,
@@ -382,7 +383,7 @@ def attention_failures(study: Study) -> QuerySet[AttentionAnswer]:
     )
 
 
-def study_ratings(study: Study) -> QuerySet[Rating]:
+def study_ratings(study: Study) -> RatingQuerySet:
     """The ratings given in this study: by its own participants (imported ratings and other
     studies' ratings of the same samples are not the study's)."""
     return Rating.objects.filter(rater__participant__study=study)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from predictions.backends import UnknownBackend, get_backend
+from predictions.backends import ParamError, UnknownBackend, get_backend
 
 SAMPLES = [{"id": str(i)} for i in range(40)]
 
@@ -42,7 +42,7 @@ def test_it_tunes_the_constant_on_the_fit_samples_only():
 def test_it_rejects_unknown_backends_and_parameters():
     with pytest.raises(UnknownBackend, match="random"):
         get_backend("oracle")
-    with pytest.raises(TypeError):
+    with pytest.raises(ParamError, match=r"^params\.colour: random has no such parameter"):
         get_backend("random", colour="red")
     with pytest.raises(ValueError):
         get_backend("random", low=5, high=1)
