@@ -38,6 +38,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Q, Value
@@ -309,7 +310,7 @@ def slots_grow(study: Study) -> int:
             return 0
         states = _growth_states(study)
         free = Slot.objects.filter(study=study, status=Slot.Status.FREE)
-        picks = set(
+        picks: set[Any] = set(  # sample ids (the growth rule keys states by sample id)
             adaptive.grow(
                 states,
                 maximum=study.max_ratings_per_sample,
@@ -328,7 +329,7 @@ def slots_grow(study: Study) -> int:
             .annotate(top=Max("number"))
             .values_list("sample_id", "top")
         )
-        groups = {s.key: s.group for s in states}
+        groups: dict[Any, Any] = {s.key: s.group for s in states}
         Slot.objects.bulk_create(
             Slot(study=study, sample_id=sid, setup_id=groups[sid], number=tops[sid] + 1)
             for sid in picks
