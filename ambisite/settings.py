@@ -332,6 +332,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "ambisite.openapi.document_parameter_rules",
     ],
+    # One name for the task kinds, wherever a field holds them (a rating's kind, a study's).
+    "ENUM_NAME_OVERRIDES": {"TaskKindEnum": "annotations.models.TaskKind"},
 }
 
 LOGGING = {
