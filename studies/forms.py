@@ -161,7 +161,14 @@ class StudyForm(forms.ModelForm):
         return qs
 
     def settings(self) -> dict:
-        return {name: self.cleaned_data[name] for name in self.Meta.fields}
+        """The study's fields. A study of another kind whose guidelines are still the
+        plausibility default gets its own kind's (``defaults.for_kind``)."""
+        found = {name: self.cleaned_data[name] for name in self.Meta.fields}
+        kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
+        shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
+        if kind != TaskKind.PLAUSIBILITY and shown == defaults.GUIDELINES.strip():
+            found["guidelines"] = defaults.for_kind(kind).guidelines
+        return found
 
 
 CheckQuestionFormSet = inlineformset_factory(

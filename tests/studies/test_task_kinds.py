@@ -62,3 +62,46 @@ def test_the_database_checks_a_score_against_its_kind(kind, score, ok):
 def test_samples_know_their_kind():
     sample = unrated_setups(1)[0]
     assert sample.task_kind == Dataset.TaskKind.PLAUSIBILITY
+
+
+def test_the_study_form_gives_a_relatedness_study_its_own_guidelines(researcher):
+    from studies import defaults
+    from studies.forms import StudyForm
+
+    from .kinds_helpers import rawc_samples
+
+    split = rawc_samples(4)[0].split
+    form = StudyForm(
+        {
+            "title": "Pairs",
+            "slug": "pairs",
+            "task_kind": TaskKind.RELATEDNESS,
+            "split": split.pk,
+            "endings": "all",
+            "ratings_per_sample": 3,
+            "samples_per_participant": 2,
+            "attention_checks_per_batch": 2,
+            "time_limit_minutes": 30,
+            "completion_code": "C",
+            "screenout_code": "S",
+            "guidelines": defaults.GUIDELINES,
+        }
+    )
+    assert form.is_valid(), form.errors
+    study = services.study_create(samples=form.samples(), by=researcher, **form.settings())
+    assert study.task_kind == TaskKind.RELATEDNESS and "totally unrelated" in study.guidelines
+    assert study.samples.count() == 4
+    assert sorted(study.check_questions.values_list("expected", flat=True)) == [0, 4]
+
+
+def test_the_study_form_refuses_a_split_of_another_kind():
+    from studies.forms import StudyForm
+
+    split = unrated_setups(1)[0].split
+    form = StudyForm(
+        {"title": "P", "slug": "p", "task_kind": TaskKind.RELATEDNESS, "split": split.pk,
+         "endings": "all", "ratings_per_sample": 3, "samples_per_participant": 2,
+         "attention_checks_per_batch": 1, "time_limit_minutes": 30, "completion_code": "C",
+         "screenout_code": "S", "guidelines": "g"}
+    )  # fmt: skip
+    assert not form.is_valid() and "split" in form.errors
