@@ -33,7 +33,7 @@ def study_list(request: HttpRequest) -> HttpResponse:
 
 
 @researcher_required
-def study_create(request: HttpRequest) -> HttpResponse:
+def study_new(request: HttpRequest) -> HttpResponse:
     form = StudyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         samples = form.samples()  # a new study's form requires a split: never None here

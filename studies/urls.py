@@ -5,7 +5,7 @@ from . import preview_views, researcher_views, views
 app_name = "studies"
 urlpatterns = [
     path("", researcher_views.study_list, name="list"),
-    path("new/", researcher_views.study_create, name="create"),
+    path("new/", researcher_views.study_new, name="create"),
     path("<int:pk>/", researcher_views.study_detail, name="detail"),
     path("<int:pk>/edit/", researcher_views.study_edit, name="edit"),
     path("<int:pk>/export.json", researcher_views.study_export, name="export"),
