@@ -108,7 +108,7 @@ def study_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         return HttpResponse("Unknown action", status=400)
     run, done = ACTIONS[action]
     try:
-        run(study=study, by=request.user)
+        run(study=study)
     except services.StudyError as exc:
         messages.error(request, f"Cannot {action} the study: {exc.reason}")
     else:
@@ -123,7 +123,7 @@ def study_close(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
     if request.method == "POST" and request.POST.get("confirm") == "close":
         try:
-            services.study_close(study=study, by=request.user)
+            services.study_close(study=study)
         except services.StudyError as exc:
             messages.error(request, f"Cannot close the study: {exc.reason}")
         else:

@@ -105,7 +105,7 @@ def study_create(
 
 
 @transaction.atomic
-def study_update(*, study: Study, samples=None, by=None, **fields) -> Study:
+def study_update(*, study: Study, samples=None, **fields) -> Study:
     """Change settings; the sample set can only change while the study is a draft."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     started = study.status != Study.Status.DRAFT
@@ -127,7 +127,7 @@ def study_update(*, study: Study, samples=None, by=None, **fields) -> Study:
 
 
 @transaction.atomic
-def study_open(*, study: Study, by=None) -> Study:
+def study_open(*, study: Study) -> Study:
     """Open (or reopen) the study, creating its slots; refused with the reason when no batch
     can be formed under the assignment rules."""
     study = Study.objects.select_for_update().get(pk=study.pk)
@@ -152,13 +152,13 @@ def _set_status(study: Study, status: str, allowed: tuple[str, ...]) -> Study:
 
 
 @transaction.atomic
-def study_pause(*, study: Study, by=None) -> Study:
+def study_pause(*, study: Study) -> Study:
     """Stop new arrivals; participants already rating can finish."""
     return _set_status(study, Study.Status.PAUSED, (Study.Status.OPEN,))
 
 
 @transaction.atomic
-def study_close(*, study: Study, by=None) -> Study:
+def study_close(*, study: Study) -> Study:
     """End the study for good: no new arrivals and it cannot be opened again. Participants
     who already started can finish their batch within their hold and get the completion
     code (nobody who started is left without one)."""

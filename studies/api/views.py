@@ -32,7 +32,7 @@ class StudyViewSet(ReadOnlyViewSet):
 
         study = self.get_object()
         try:
-            getattr(services, service)(study=study, by=request.user)
+            getattr(services, service)(study=study)
         except services.StudyError as error:
             return Response({"detail": str(error)}, status=409)
         return Response(self.get_serializer(self.get_object()).data)
