@@ -81,3 +81,29 @@ def test_a_sense_choice_batch_offers_the_candidates_and_refuses_another_index():
 def test_a_plausibility_study_refuses_relatedness_pairs():
     with pytest.raises(services.StudyError):
         services.study_create(title="t", slug="t", samples=rawc_samples(2))
+
+
+def test_a_two_meaning_check_works_as_a_sense_choice_attention_check():
+    from studies.models import CheckQuestion
+
+    study = open_kind_study(TaskKind.SENSE_CHOICE, fool_samples("1"))
+    CheckQuestion.objects.create(
+        study=study, homonym="bat", precontext="", sentence="The <t>bat</t> hung in the cave.",
+        meaning="a flying mammal", other_meaning="a club for hitting a ball", expected=0,
+        in_qualification=False,
+    )  # fmt: skip
+    study.attention_checks_per_batch = 1
+    study.save()
+    participant = _arrive(study, 2)
+    check = next(item for item in batch_items(participant) if item.sample_id is None)
+    assert [c.gloss for c in check.choices] == ["a flying mammal", "a club for hitting a ball"]
+    assert check.target == "bat"
+
+
+def test_the_preview_of_a_relatedness_study_marks_the_word_in_both_sentences(researcher_client):
+    from django.urls import reverse
+
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    html = researcher_client.get(reverse("studies:preview_rate", args=[study.pk, 1])).content
+    text = html.decode()
+    assert text.count('<strong class="target">') == 2 and "0 = totally unrelated" in text
