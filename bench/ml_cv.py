@@ -133,7 +133,7 @@ def main() -> None:
                 "what": what,
                 "splits": ["train", "dev"],
                 "n_samples": len(samples),
-                "folds": args.folds,
+                "n_folds": args.folds,
                 "seeds": list(range(args.seeds)),
                 "wall_seconds": round(time.perf_counter() - started, 1),
                 "python": platform.python_version(),

@@ -114,7 +114,7 @@ class Command(BaseCommand):
             "params": params,
             "splits": splits,
             "n_samples": len(samples),
-            "folds": opts["folds"],
+            "n_folds": opts["folds"],
             "seeds": seeds,
             "wall_seconds": round(time.perf_counter() - started, 1),
             "python": platform.python_version(),

@@ -47,7 +47,7 @@ def test_it_fits_each_fold_on_the_other_homonyms_and_writes_the_result(slices, c
     )  # fmt: skip
     entry = json.loads(out.read_text())["configs"]["tuned constant"]
     assert entry["n_samples"] == len(train) + len(dev)
-    assert len(entry["folds"]) == 6 and entry["seeds"] == [0, 1]
+    assert len(entry["folds"]) == 6 and entry["seeds"] == [0, 1] and entry["n_folds"] == 3
     assert entry["summary"]["accuracy"]["low"] <= entry["summary"]["accuracy"]["mean"]
     assert len(FITTED) == 6  # one fit per fold
     all_homonyms = {s["homonym"] for s in [*train.values(), *dev.values()]}
