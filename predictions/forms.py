@@ -94,14 +94,22 @@ class TrainForm(forms.Form):
         choices=TrainedModel.Kind.choices,
         initial=TrainedModel.Kind.BIENCODER,
         required=False,
-        help_text="left out: cross-encoder",
+        help_text="the bi-encoder is the quality predictor's part (left empty: cross-encoder)",
     )
-    split = forms.ModelChoiceField(queryset=Split.objects.select_related("dataset"))
+    split = forms.ModelChoiceField(
+        queryset=Split.objects.select_related("dataset"),
+        help_text="the labelled split it learns from",
+    )
     params = JSONParamsField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "placeholder": '{"epochs": 3}'}),
         help_text="epochs, seed, batch_size, lr, max_seq_length, limit (bi-encoder: layer)",
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:  # training learns from train, never from the split it is scored on
+            self.fields["split"].initial = Split.objects.filter(name="train").order_by("id").first()
 
 
 def run_ids(text: str) -> list[int]:

@@ -11,6 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from annotations.models import Split
 from predictions.claims import run_stopped
 from predictions.models import ModelRun, Prediction
 from predictions.services import run_cancel
@@ -54,6 +55,14 @@ def test_the_untouched_start_form_starts_a_baseline_run_that_succeeds(
     assert response.status_code == 302 and run.backend == "constant" and run.split == split
     assert run.status == "succeeded" and run.done == run.total == 24
     assert run.scores["total"] == 24
+
+
+def test_the_train_form_starts_on_the_train_split_with_the_bi_encoder(researcher_client, split):
+    page = researcher_client.get(reverse("runs:list")).content.decode()
+    data = form_defaults(page, "train-form")
+    train = Split.objects.get(dataset__name="ambistory", name="train")
+    assert data["train-kind"] == "biencoder"
+    assert data["train-split"] == str(train.pk) != str(split.pk)
 
 
 def test_it_says_which_backends_need_a_model(researcher_client, split):
