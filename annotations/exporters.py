@@ -1,7 +1,9 @@
 """Exports as generators of text chunks, so a view can stream them and memory stays flat.
 
 * AmbiStory JSON: the import format, with ``average``/``stdev`` recomputed from the ratings
-  exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``).
+  exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``). The texts are
+  the current versions and so are the ratings: ratings of an edited text's earlier version
+  are left out (the long-format rating export lists them with their versions).
 * The official reference jsonl: ``{"id": "0", "label": [4, 5, 3, 1, 5]}`` per line.
 """
 
@@ -37,7 +39,9 @@ def _rows(samples: QuerySet[Sample]) -> Iterator[dict]:
 def _ratings_for(
     sample_ids: list[int], include_excluded: bool, ratings: RatingQuerySet | None = None
 ) -> dict[int, list[tuple]]:
+    # the texts written are the current ones: so are the ratings (an edit outdates the rest)
     qs = (Rating.objects.all() if ratings is None else ratings).filter(sample_id__in=sample_ids)
+    qs = qs.current()
     if not include_excluded:
         qs = qs.valid()
     found: dict[int, list[tuple]] = {}

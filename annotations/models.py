@@ -13,7 +13,7 @@ import operator
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Avg, Count, Exists, OuterRef, Q, StdDev
+from django.db.models import Avg, Count, Exists, F, OuterRef, Q, StdDev
 
 SCORE_MIN = 1
 SCORE_MAX = 5
@@ -51,8 +51,7 @@ def _score_in_range_condition() -> Q:
     """One check for every kind: the rating's kind picks the range (the database's copy
     of :func:`score_range`)."""
     conditions = [
-        Q(kind=kind, score__gte=low, score__lte=high)
-        for kind, (low, high) in SCORE_RANGES.items()
+        Q(kind=kind, score__gte=low, score__lte=high) for kind, (low, high) in SCORE_RANGES.items()
     ]
     return functools.reduce(operator.or_, conditions)
 
@@ -107,6 +106,9 @@ class Sense(models.Model):
     homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="senses")
     gloss = models.TextField()
     example_sentence = models.TextField(blank=True)
+    version = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="Goes up by one each time the text is edited."
+    )
 
     class Meta:
         ordering = ["homonym__form", "id"]
@@ -126,6 +128,9 @@ class Setup(models.Model):
     homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="setups")
     precontext = models.TextField()
     sentence = models.TextField()
+    version = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="Goes up by one each time the text is edited."
+    )
 
     class Meta:
         ordering = ["id"]
@@ -144,6 +149,9 @@ class Story(models.Model):
 
     setup = models.ForeignKey(Setup, on_delete=models.CASCADE, related_name="stories")
     ending = models.TextField(blank=True)
+    version = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="Goes up by one each time the text is edited."
+    )
 
     class Meta:
         ordering = ["setup_id", "id"]
@@ -160,6 +168,37 @@ class Story(models.Model):
         return bool(self.ending)
 
 
+class TextVersion(models.Model):
+    """An earlier text of a setup, story or sense, kept when the text is edited: ``text``
+    holds the fields as they were at ``version`` (the object itself holds the current
+    text and version). Ratings name the versions they were given on."""
+
+    class Kind(models.TextChoices):
+        SETUP = "setup", "Setup (precontext and sentence)"
+        STORY = "story", "Story ending"
+        SENSE = "sense", "Sense (gloss and example)"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    object_id = models.PositiveIntegerField()
+    version = models.PositiveIntegerField()
+    text = models.JSONField()
+    replaced_at = models.DateTimeField(auto_now_add=True)
+    replaced_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+
+    class Meta:
+        ordering = ["kind", "object_id", "version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "object_id", "version"], name="one_text_per_version"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.object_id} v{self.version}"
+
+
 class SampleQuerySet(models.QuerySet):
     def with_related(self) -> SampleQuerySet:
         return self.select_related("story__setup__homonym", "sense", "split__dataset")
@@ -171,8 +210,9 @@ class SampleQuerySet(models.QuerySet):
         return self.exclude(story__ending="") if has_ending else self.filter(story__ending="")
 
     def with_stats(self, include_excluded: bool = False) -> SampleQuerySet:
-        """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings."""
-        valid = Q() if include_excluded else valid_ratings("ratings__")
+        """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings
+        (with ``include_excluded``, excluded raters' too; never those of an earlier text)."""
+        valid = current_ratings("ratings__") if include_excluded else valid_ratings("ratings__")
         return self.annotate(
             n_ratings=Count("ratings", filter=valid),
             mean=Avg("ratings__score", filter=valid),
@@ -360,16 +400,42 @@ class RaterExclusion(models.Model):
 
 
 class RatingQuerySet(models.QuerySet):
-    """The valid-ratings rule lives here: a rating counts unless its rater is excluded."""
+    """The valid-ratings rule lives here: a rating counts unless its rater is excluded or
+    it was given on an earlier version of a text (``current``)."""
 
     def valid(self) -> RatingQuerySet:
+        """The ratings that count: not by an excluded rater, given on the current texts."""
         return self.filter(valid_ratings())
+
+    def current(self) -> RatingQuerySet:
+        """Ratings given on the texts the sample shows now (an edit makes the older ones
+        outdated: kept, shown as such, left out of the aggregates)."""
+        return self.filter(current_ratings())
+
+    def outdated(self) -> RatingQuerySet:
+        return self.exclude(pk__in=self.current().values("pk"))
 
 
 def valid_ratings(prefix: str = "") -> Q:
     """:meth:`RatingQuerySet.valid` as a ``Q`` for queries that reach ratings through a
     relation (``prefix="ratings__"`` from samples), e.g. in an aggregate's ``filter``."""
-    return ~Q(**{f"{prefix}rater__in": Rater.objects.excluded()})
+    return ~Q(**{f"{prefix}rater__in": Rater.objects.excluded()}) & current_ratings(prefix)
+
+
+def current_ratings(prefix: str = "") -> Q:
+    """:meth:`RatingQuerySet.current` as a ``Q`` (``prefix`` as in :func:`valid_ratings`;
+    from samples, ``"ratings__"``, the sample is the query's own row)."""
+    sample = "" if prefix == "ratings__" else f"{prefix}sample__"
+    # OR-ed, so the join to a missing sense is an outer one (relatedness has none)
+    same_sense = Q(**{f"{sample}sense__isnull": True}) | Q(
+        **{f"{prefix}sense_version": F(f"{sample}sense__version")}
+    )
+    return same_sense & Q(
+        **{
+            f"{prefix}setup_version": F(f"{sample}story__setup__version"),
+            f"{prefix}story_version": F(f"{sample}story__version"),
+        }
+    )
 
 
 class Rating(models.Model):
@@ -395,6 +461,11 @@ class Rating(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    setup_version = models.PositiveIntegerField(default=1, db_default=1)
+    story_version = models.PositiveIntegerField(default=1, db_default=1)
+    sense_version = models.PositiveIntegerField(
+        default=1, db_default=1, help_text="1 for a sample without a sense."
+    )
 
     objects = RatingQuerySet.as_manager()
 
@@ -405,9 +476,7 @@ class Rating(models.Model):
                 condition=_score_in_range_condition(), name="rating_score_in_range"
             ),
             models.UniqueConstraint(fields=["rater", "sample"], name="one_rating_per_rater"),
-            models.UniqueConstraint(
-                fields=["sample", "position"], name="unique_rating_position"
-            ),
+            models.UniqueConstraint(fields=["sample", "position"], name="unique_rating_position"),
         ]
 
     def __str__(self) -> str:

@@ -32,6 +32,10 @@ COLUMNS = (
     "nonsensical",
     "comment",
     "created_at",
+    "setup_version",
+    "story_version",
+    "sense_version",
+    "outdated",
 )
 _SOURCES = (
     "sample__split__dataset__name",
@@ -46,19 +50,28 @@ _SOURCES = (
     "nonsensical",
     "comment",
     "created_at",
+    "setup_version",
+    "story_version",
+    "sense_version",
+    "outdated",
 )
 
 
 def ratings_for_export(
     ratings: RatingQuerySet | None = None, *, include_excluded: bool = False
 ) -> RatingQuerySet:
-    """Ratings in a stable order (split, sample, import position, id), valid ones by default."""
+    """Ratings in a stable order (split, sample, import position, id), valid ones by default
+    (``include_excluded``: also excluded raters' ratings and ratings given on an earlier
+    version of a text, flagged ``rater_excluded`` / ``outdated``). Every row names the
+    setup, story and sense text versions the rating was given on."""
     ratings = Rating.objects.all() if ratings is None else ratings
     if not include_excluded:
         ratings = ratings.valid()
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
+    current = Rating.objects.current().filter(pk=OuterRef("pk"))
     # Study ratings have no position: last in every database (SQLite sorts NULL first).
-    return ratings.annotate(rater_excluded=Exists(active)).order_by(
+    ratings = ratings.annotate(rater_excluded=Exists(active), outdated=~Exists(current))
+    return ratings.order_by(
         "sample__split_id", "sample__position", F("position").asc(nulls_last=True), "id"
     )
 
@@ -110,7 +123,7 @@ def spreadsheet_safe(value):
 
 def _csv_cells(row: tuple) -> list:
     cells = list(row)
-    for name in ("rater_excluded", "nonsensical"):
+    for name in ("rater_excluded", "nonsensical", "outdated"):
         index = COLUMNS.index(name)
         cells[index] = "true" if cells[index] else "false"
     at = COLUMNS.index("created_at")

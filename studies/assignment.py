@@ -376,6 +376,22 @@ def _replacement(slot: Slot) -> None:
     raise IntegrityError("could not number a replacement slot")
 
 
+def slots_outdate(sample_ids: Sequence[int]) -> int:
+    """The texts of these samples were edited: in every study not closed, each rated slot
+    now holds a rating of an old text, so it becomes outdated and a fresh free slot (the
+    next number) re-queues the sample. Reserved slots stay: their participant will see
+    the new text. Returns how many slots were re-queued."""
+    held = list(
+        Slot.objects.select_for_update()
+        .filter(sample_id__in=list(sample_ids), status=Slot.Status.DONE)
+        .exclude(study__status=Study.Status.CLOSED)
+    )
+    Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.OUTDATED)
+    for slot in held:
+        _replacement(slot)
+    return len(held)
+
+
 def slots_void(participant: Participant) -> int:
     """The participant's ratings no longer count: void their slots and open replacements,
     so each sample still reaches the wanted number of valid ratings."""

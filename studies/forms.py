@@ -209,6 +209,9 @@ class RatingForm(forms.Form):
     nonsensical = forms.BooleanField(required=False)
     comment = forms.CharField(required=False, max_length=2000, widget=forms.Textarea)
     shown_at = forms.DateTimeField(required=False, widget=forms.HiddenInput)
+    text_version = forms.RegexField(
+        regex=r"^\d{1,9}\.\d{1,9}\.\d{1,9}$", required=False, widget=forms.HiddenInput
+    )
 
     def __init__(self, *args, kind: str = TaskKind.PLAUSIBILITY, n_choices: int = 0, **kwargs):
         super().__init__(*args, **kwargs)
@@ -217,6 +220,30 @@ class RatingForm(forms.Form):
             high = min(high, low + n_choices - 1)
         scale = [(n, str(n)) for n in range(low, high + 1)]
         self.fields["score"].choices = scale  # type: ignore[attr-defined]  # a ChoiceField
+
+
+class SampleTextsForm(forms.Form):
+    """The texts a sample shows. Saving a change makes a new version of the setup, story or
+    sense it belongs to (shared by other samples: they change too)."""
+
+    precontext = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=5000)
+    sentence = forms.CharField(max_length=1000)
+    ending = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), max_length=5000
+    )
+    gloss = forms.CharField(required=False, max_length=1000, label="Meaning (sense gloss)")
+    example_sentence = forms.CharField(required=False, max_length=1000)
+
+    @classmethod
+    def initial_for(cls, sample) -> dict[str, str]:
+        story, setup, sense = sample.story, sample.story.setup, sample.sense
+        return {
+            "precontext": setup.precontext,
+            "sentence": setup.sentence,
+            "ending": story.ending,
+            "gloss": sense.gloss if sense else "",
+            "example_sentence": sense.example_sentence if sense else "",
+        }
 
 
 class QualificationForm(forms.Form):

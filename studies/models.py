@@ -292,6 +292,7 @@ class Slot(models.Model):
         RESERVED = "reserved", "Reserved"
         DONE = "done", "Rated"
         VOID = "void", "Void (rater excluded; replaced)"
+        OUTDATED = "outdated", "Outdated (rated on an edited text; replaced)"
 
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="slots")
     sample = models.ForeignKey("annotations.Sample", on_delete=models.PROTECT, related_name="+")

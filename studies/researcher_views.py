@@ -17,7 +17,7 @@ from annotations.models import Sample
 
 from . import selectors, services
 from .adaptive import RULE
-from .forms import CheckQuestionFormSet, StudyForm
+from .forms import CheckQuestionFormSet, SampleTextsForm, StudyForm
 from .models import Participant, Study
 
 # Closing is not here: it asks for confirmation first (``study_close``).
@@ -154,6 +154,38 @@ def study_feedback(request: HttpRequest, pk: int) -> HttpResponse:
         "checks": selectors.check_feedback(study)[:200] if sample is None else [],
     }
     return render(request, "studies/study_feedback.html", ctx)
+
+
+@researcher_required
+def sample_texts(request: HttpRequest, pk: int, sample_pk: int) -> HttpResponse:
+    """Edit the texts of one of the study's samples: a saved change is a new version, the
+    ratings of the old text are kept (shown as outdated) and the sample is re-queued."""
+    study = get_object_or_404(Study, pk=pk)
+    sample = get_object_or_404(Sample.objects.filter(studies=study).with_related(), pk=sample_pk)
+    form = SampleTextsForm(request.POST or None, initial=SampleTextsForm.initial_for(sample))
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = services.sample_texts_edit(
+                sample=sample, texts=form.cleaned_data, by=request.user
+            )
+        except services.StudyError as exc:
+            messages.error(request, exc.reason)
+        else:
+            if changed:
+                messages.success(
+                    request,
+                    f"New text version saved; {len(changed)} sample"
+                    f"{'s' if len(changed) != 1 else ''} re-queued where a study is running.",
+                )
+            return redirect(reverse("studies:detail", args=[pk]) + f"#sample-{sample.pk}")
+    ctx = {
+        "study": study,
+        "sample": sample,
+        "form": form,
+        "history": selectors.sample_text_history(sample),
+        "ratings": selectors.sample_study_ratings(study, sample),
+    }
+    return render(request, "studies/sample_texts.html", ctx)
 
 
 @researcher_required

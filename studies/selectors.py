@@ -14,6 +14,7 @@ from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, 
 
 from annotations.models import (
     Homonym,
+    Rater,
     RaterExclusion,
     Rating,
     RatingQuerySet,
@@ -25,6 +26,8 @@ from annotations.models import (
     Setup,
     Story,
     TaskKind,
+    TextVersion,
+    current_ratings,
     valid_ratings,
 )
 from annotations.sensechoice import TARGET
@@ -51,6 +54,7 @@ class Item:
     target: str = ""  # the word to mark in the text (relatedness, sense choice)
     choices: list[Choice] = field(default_factory=list)  # sense choice
     other_meaning: str = ""  # a two-meaning check (CheckQuestion.other_meaning)
+    text_version: str = ""  # "setup.story.sense" versions shown (samples only)
 
     @property
     def answered(self) -> bool:
@@ -135,6 +139,8 @@ def _sample_item(slot: Slot, rating: Rating | None) -> Item:
         comment=rating.comment if rating else "",
         started_at=rating.started_at if rating else None,
         sample_id=sample.pk,
+        text_version=f"{setup.version}.{sample.story.version}."
+        f"{sample.sense.version if sample.sense else 1}",
     )
 
 
@@ -290,7 +296,8 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
     if kind == "s":
         sql = (
             "SELECT h.form, st.precontext, st.sentence, sy.ending, se.gloss,"
-            " se.example_sentence, r.score, r.nonsensical, r.comment, ''"
+            " se.example_sentence, r.score, r.nonsensical, r.comment, '',"
+            " st.version, sy.version, COALESCE(se.version, 1)"
             f" FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
             f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
             f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
@@ -303,16 +310,19 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
     else:
         sql = (
             "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
-            " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning"
+            " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
+            " NULL, NULL, NULL"
             f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
             " WHERE a.id = %s"
         )
         params = [pk]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = (
-            cursor.fetchone()
-        )
+        row_values = cursor.fetchone()
+    homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = row_values[
+        :10
+    ]
+    versions = row_values[10:]
     item = Item(
         position=position,
         homonym=homonym,
@@ -327,6 +337,7 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
         started_at=None,
         sample_id=row.sample_id,
         other_meaning=other or "",
+        text_version=".".join(map(str, versions)) if kind == "s" else "",
     )
     return with_kind_details([item], participant.study.task_kind)[0]
 
@@ -392,9 +403,15 @@ def study_ratings(study: Study) -> RatingQuerySet:
 def study_samples_with_stats(study: Study) -> SampleQuerySet:
     """The study's samples with ``n_ratings``/``mean``/``sd``/``n_nonsensical`` over the
     study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
-    and other studies too). Excluded raters count in neither."""
+    and other studies too). Excluded raters count in neither, nor do ratings given on an
+    earlier text (``n_outdated`` counts the study's own of those)."""
     valid = valid_ratings("ratings__")
     own = valid & Q(ratings__rater__participant__study=study)
+    outdated = (
+        ~Q(ratings__rater__in=Rater.objects.excluded())
+        & Q(ratings__rater__participant__study=study)
+        & ~current_ratings("ratings__")
+    )
     return (
         Sample.objects.filter(studies=study)
         .with_related()
@@ -406,7 +423,30 @@ def study_samples_with_stats(study: Study) -> SampleQuerySet:
             n_nonsensical=Count("ratings", filter=own & Q(ratings__nonsensical=True)),
             n_comments=Count("ratings", filter=own & ~Q(ratings__comment="")),
             n_all=Count("ratings", filter=valid),
+            n_outdated=Count("ratings", filter=outdated),
         )
+    )
+
+
+def sample_text_history(sample: Sample) -> list[TextVersion]:
+    """The earlier texts of the sample's setup, story and sense, newest first."""
+    mine = (
+        Q(kind=TextVersion.Kind.SETUP, object_id=sample.story.setup_id)
+        | Q(kind=TextVersion.Kind.STORY, object_id=sample.story_id)
+        | Q(kind=TextVersion.Kind.SENSE, object_id=sample.sense_id or 0)
+    )
+    return list(TextVersion.objects.filter(mine).order_by("-replaced_at", "-id"))
+
+
+def sample_study_ratings(study: Study, sample: Sample) -> QuerySet[Rating]:
+    """The study's ratings of one sample with ``is_current`` (given on today's texts)."""
+    current = Rating.objects.current().filter(pk=OuterRef("pk"))
+    return (
+        study_ratings(study)
+        .filter(sample=sample)
+        .select_related("rater")
+        .annotate(is_current=Exists(current))
+        .order_by("created_at", "id")
     )
 
 

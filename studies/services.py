@@ -24,10 +24,14 @@ from annotations.models import (
     RaterExclusion,
     Rating,
     Sample,
+    Sense,
     SenseCandidate,
+    Setup,
+    Story,
     TaskKind,
 )
-from annotations.services import rater_exclude, rater_include
+from annotations.services import TextEditError, rater_exclude, rater_include
+from annotations.services import sample_texts_edit as _texts_edit
 
 from . import defaults
 from .assignment import (
@@ -38,6 +42,7 @@ from .assignment import (
     pending_holds_block,
     slots_create,
     slots_grow,
+    slots_outdate,
     slots_release,
     slots_restore,
     slots_void,
@@ -62,6 +67,10 @@ class StudyFull(StudyError):
 
 class SessionOver(StudyError):
     """The participant can no longer rate (finished, screened out or timed out)."""
+
+
+class TextChanged(StudyError):
+    """The item's text was edited after the page was shown: nothing is stored."""
 
 
 # --- researcher side -----------------------------------------------------------------
@@ -200,6 +209,20 @@ def participant_toggle_exclusion(*, participant: Participant, by=None) -> bool:
         rater=rater, source=RaterExclusion.Source.MANUAL, reason="Study page", by=by
     )
     return False
+
+
+@transaction.atomic
+def sample_texts_edit(*, sample: Sample, texts: dict[str, str], by=None) -> list[Sample]:
+    """Edit the texts a sample shows (``annotations.services.sample_texts_edit``: new
+    versions, old texts and ratings kept) and re-queue every sample whose text changed in
+    the studies not closed (``slots_outdate``): its ratings of the old text no longer
+    count and it is short again until new ratings come in. Raises ``StudyError``."""
+    try:
+        changed = _texts_edit(sample=sample, texts=texts, by=by)
+    except TextEditError as exc:
+        raise StudyError(str(exc)) from None
+    slots_outdate([s.pk for s in changed])
+    return changed
 
 
 # --- participant side ----------------------------------------------------------------
@@ -369,6 +392,7 @@ class Answer:
     nonsensical: bool = False
     comment: str = ""
     started_at: datetime | None = None
+    text_version: str = ""  # "setup.story.sense" versions the page showed; "" = current
 
 
 def item_save(*, participant: Participant, position: int, answer: Answer) -> int | None:
@@ -449,21 +473,37 @@ def _is_excluded(participant: Participant) -> bool:
 
 
 def _rating_write(cursor, participant: Participant, sample_id: int, answer: Answer, now) -> None:
-    """One ``INSERT ... ON CONFLICT (rater, sample) DO UPDATE`` (PostgreSQL and SQLite): a
-    re-save updates the answer and keeps the first ``started_at`` and ``created_at``.
-    Hand-written: it runs once per rated item."""
+    """One ``INSERT ... SELECT ... ON CONFLICT (rater, sample) DO UPDATE`` (PostgreSQL and
+    SQLite): the rating takes the versions of the sample's setup, story and sense texts as
+    they are now, and when the page said which versions it showed (``text_version``) the
+    row is only written if they still match (else ``TextChanged``, and the transaction
+    rolls back). A re-save updates the answer and keeps the first ``started_at`` and
+    ``created_at``. Hand-written: it runs once per rated item."""
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
+    q = connection.ops.quote_name
+    where, shown = "sa.id = %s", []
+    if answer.text_version:
+        where += " AND st.version = %s AND sy.version = %s AND COALESCE(se.version, 1) = %s"
+        shown = [int(v) for v in answer.text_version.split(".")]
     sql = (
-        f"INSERT INTO {connection.ops.quote_name(Rating._meta.db_table)}"
+        f"INSERT INTO {q(Rating._meta.db_table)}"
         " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
-        " created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, NULL, %s, %s, %s)"
+        " created_at, updated_at, setup_version, story_version, sense_version)"
+        " SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, st.version, sy.version,"
+        f" COALESCE(se.version, 1) FROM {q(Sample._meta.db_table)} sa"
+        f" JOIN {q(Story._meta.db_table)} sy ON sy.id = sa.story_id"
+        f" JOIN {q(Setup._meta.db_table)} st ON st.id = sy.setup_id"
+        f" LEFT JOIN {q(Sense._meta.db_table)} se ON se.id = sa.sense_id WHERE {where}"
         " ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
         " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
-        " updated_at = EXCLUDED.updated_at"
+        " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
+        " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
     )
     kind = participant.study.task_kind
-    params = [sample_id, participant.rater_id, kind, answer.score]
-    cursor.execute(sql, [*params, answer.nonsensical, answer.comment, started, now, now])
+    params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment]
+    cursor.execute(sql, [*params, started, now, now, sample_id, *shown])
+    if cursor.rowcount != 1:
+        raise TextChanged("The text of this item has just been corrected; please read it again.")
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:

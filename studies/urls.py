@@ -11,6 +11,11 @@ urlpatterns = [
     path("<int:pk>/export.json", researcher_views.study_export, name="export"),
     path("<int:pk>/close/", researcher_views.study_close, name="close"),
     path("<int:pk>/feedback/", researcher_views.study_feedback, name="feedback"),
+    path(
+        "<int:pk>/samples/<int:sample_pk>/texts/",
+        researcher_views.sample_texts,
+        name="sample_texts",
+    ),
     path("<int:pk>/preview/", preview_views.welcome, name="preview"),
     path("<int:pk>/preview/guidelines/", preview_views.guidelines, name="preview_guidelines"),
     path(

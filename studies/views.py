@@ -15,6 +15,7 @@ import secrets
 from datetime import datetime
 
 from django.conf import settings
+from django.contrib import messages
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -399,9 +400,13 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         nonsensical=form.cleaned_data["nonsensical"],
         comment=form.cleaned_data["comment"],
         started_at=_shown_at(request, study.slug, pos) or timezone.now(),
+        text_version=form.cleaned_data.get("text_version") or "",
     )
     try:
         next_pos = services.item_save(participant=participant, position=pos, answer=answer)
+    except services.TextChanged as exc:  # nothing stored: the page shows the new text
+        messages.warning(request, exc.reason)
+        return _see_other(reverse("participate:rate", args=[study.slug, pos]))
     except services.StudyError:
         participant.refresh_from_db()
         return _see_other(_where(participant))

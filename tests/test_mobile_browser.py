@@ -116,6 +116,7 @@ def world(researcher, dev_json):
         "pos": 0,
         "action": "pause",
         "participant_pk": finished.pk,
+        "sample_pk": study.samples.order_by("id").first().pk,
         "slug": "rating-histogram",
     }
     # the same page in other states, beside the one the URL conf's parameters give

@@ -1,0 +1,130 @@
+"""Item content versioning: an edited text is a new version, ratings of the old one are kept
+but outdated (out of the aggregates, flagged in exports) and the sample is re-queued."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotations.exporters import iter_ambistory_json
+from annotations.models import Rating, Sample, TextVersion
+from annotations.rating_exports import iter_ratings_csv, ratings_for_export
+from studies import selectors, services
+from studies.models import Slot
+
+from .helpers import open_study, pid, qualify, rate_all
+
+pytestmark = pytest.mark.django_db
+
+
+def _rated_study():
+    """One setup (6 samples), one rating each, everything rated."""
+    study = open_study(1, per_participant=1, ratings=1, checks=0)
+    for n in range(6):
+        participant = services.participant_arrive(study=study, pid=pid(n))
+        qualify(participant)
+        rate_all(participant)
+    return study
+
+
+def _with_ending(study) -> Sample:
+    return Sample.objects.filter(studies=study).exclude(story__ending="").first()
+
+
+def test_editing_an_ending_keeps_the_old_text_and_outdates_its_ratings():
+    study = _rated_study()
+    sample = _with_ending(study)
+    old = sample.story.ending
+    changed = services.sample_texts_edit(sample=sample, texts={"ending": "A new ending."})
+    both = set(Sample.objects.filter(story=sample.story).values_list("pk", flat=True))
+    assert {s.pk for s in changed} == both and len(both) == 2  # the story's two senses
+    sample.story.refresh_from_db()
+    assert sample.story.ending == "A new ending." and sample.story.version == 2
+    kept = TextVersion.objects.get(kind="story", object_id=sample.story_id)
+    assert kept.version == 1 and kept.text == {"ending": old}
+    rating = Rating.objects.get(sample=sample)
+    assert rating.story_version == 1  # kept, on the version it was given on
+    assert not Rating.objects.valid().filter(sample=sample).exists()
+    assert list(Rating.objects.outdated().filter(sample=sample)) == [rating]
+    slots = Slot.objects.filter(study=study, sample=sample)
+    assert sorted(slots.values_list("status", flat=True)) == ["free", "outdated"]
+    short = selectors.samples_short(study)
+    assert {s.pk for s in short} == both and {s.n_outdated for s in short} == {1}
+
+
+def test_the_next_participant_rates_the_new_text_and_it_counts():
+    study = _rated_study()
+    sample = _with_ending(study)
+    services.sample_texts_edit(sample=sample, texts={"ending": "A new ending."})
+    participant = services.participant_arrive(study=study, pid=pid(50))
+    qualify(participant)
+    item = selectors.batch_items(participant)[0]
+    assert item.ending == "A new ending." and item.text_version == "1.2.1"
+    rate_all(participant)
+    assert Sample.objects.get(pk=item.sample_id).story_id == sample.story_id
+    rating = Rating.objects.get(sample_id=item.sample_id, rater=participant.rater)
+    assert (rating.setup_version, rating.story_version, rating.sense_version) == (1, 2, 1)
+    assert Rating.objects.valid().filter(sample_id=item.sample_id).count() == 1
+    assert len(selectors.samples_short(study)) == 1  # the story's other sense, not yet
+
+
+def test_an_answer_to_a_page_showing_the_old_text_is_refused_and_nothing_is_stored():
+    study = open_study(1, per_participant=1, ratings=1, checks=0)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    item = selectors.batch_items(participant)[0]
+    sample = Sample.objects.get(pk=item.sample_id)
+    services.sample_texts_edit(sample=sample, texts={"sentence": "They followed it."})
+    answer = services.Answer(score=4, text_version=item.text_version)
+    with pytest.raises(services.TextChanged):
+        services.item_save(participant=participant, position=item.position, answer=answer)
+    assert not Rating.objects.filter(rater=participant.rater).exists()
+    assert Slot.objects.get(participant=participant).status == "reserved"
+
+
+def test_a_setup_edit_changes_every_sample_of_the_setup():
+    study = _rated_study()
+    sample = _with_ending(study)
+    changed = services.sample_texts_edit(sample=sample, texts={"precontext": "Once upon a time."})
+    assert len(changed) == 6
+    assert Slot.objects.filter(study=study, status="outdated").count() == 6
+    assert Slot.objects.filter(study=study, status="free").count() == 6
+
+
+def test_an_unchanged_text_makes_no_version():
+    study = _rated_study()
+    sample = _with_ending(study)
+    assert services.sample_texts_edit(sample=sample, texts={"ending": sample.story.ending}) == []
+    assert not TextVersion.objects.exists()
+
+
+def test_exports_leave_outdated_ratings_out_of_ambistory_json_and_flag_them_in_long_format():
+    study = _rated_study()
+    sample = _with_ending(study)
+    services.sample_texts_edit(sample=sample, texts={"ending": "A new ending."})
+    data = json.loads("".join(iter_ambistory_json(Sample.objects.filter(studies=study))))
+    assert data[sample.dataset_id]["ending"] == "A new ending."
+    assert data[sample.dataset_id]["choices"] == []
+    assert sum(len(r["choices"]) for r in data.values()) == 4  # the story's 2 samples: none
+    lines = "".join(iter_ratings_csv(ratings_for_export(include_excluded=True))).splitlines()
+    assert lines[0].endswith(",setup_version,story_version,sense_version,outdated")
+    flagged = [line for line in lines[1:] if line.endswith(",true")]
+    assert len(flagged) == 2 and flagged[0].endswith(",1,1,1,true")
+    default = "".join(iter_ratings_csv(ratings_for_export())).splitlines()
+    assert len(default) == 1 + 4  # current ratings only by default
+
+
+def test_a_participant_cannot_change_an_answer_whose_text_was_edited():
+    study = open_study(1, per_participant=1, ratings=1, checks=0)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    item = selectors.batch_items(participant)[0]
+    services.item_save(participant=participant, position=item.position, answer=services.Answer(3))
+    sample = Sample.objects.get(pk=item.sample_id)
+    services.sample_texts_edit(sample=sample, texts={"sentence": "They followed it."})
+    participant.refresh_from_db()
+    with pytest.raises(services.StudyError):
+        services.item_save(
+            participant=participant, position=item.position, answer=services.Answer(5)
+        )

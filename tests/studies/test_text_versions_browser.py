@@ -1,0 +1,73 @@
+"""Issue 17 in real headless Chromium: a researcher edits an ending while the study is open;
+the next participant rates the new text; the study page shows the old ratings as outdated
+and the samples as short again."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from annotations.models import Rating, Sample
+from studies import services
+from studies.models import Participant
+from tests.conftest import screenshot
+
+from .helpers import open_study, pid, qualify, rate_all
+from .test_study_browser import arrive, log_in
+from .test_study_browser import qualify as qualify_in_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+NEW_ENDING = "The track ended at a locked gate, and nobody had the key."
+
+
+def test_an_ending_edited_during_an_open_study_is_rated_anew_and_old_ratings_show_outdated(
+    browser, live_server, researcher
+):
+    study = open_study(1, per_participant=1, ratings=1, checks=0, slug="edit")
+    for n in range(6):  # every sample rated once: the study is full
+        participant = services.participant_arrive(study=study, pid=pid(n))
+        qualify(participant)
+        rate_all(participant)
+    sample = Sample.objects.filter(studies=study).exclude(story__ending="").first()
+    pair = set(Sample.objects.filter(story=sample.story).values_list("pk", flat=True))
+
+    staff = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    log_in(staff, live_server, f"/studies/{study.pk}/")
+    assert staff.text_content("#n-short").strip() == "0"
+    staff.click(f"#sample-{sample.pk} a.edit-texts")
+    staff.wait_for_url(re.compile(rf"/samples/{sample.pk}/texts/$"))
+    staff.fill("#id_ending", NEW_ENDING)
+    staff.click("#save-texts")
+    staff.wait_for_url(re.compile(rf"/studies/{study.pk}/(#sample-\d+)?$"))
+    screenshot(staff, "study-after-text-edit")
+    assert staff.text_content("#n-short").strip() == "2"  # the story's two senses
+    for pk in pair:
+        assert staff.text_content(f"#sample-{pk} td.outdated").strip() == "1 outdated"
+        assert staff.text_content(f"#sample-{pk} td.n").strip() == "0"
+        assert staff.locator(f"#short-{pk}").count() == 1
+
+    crowd = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    arrive(crowd, live_server, "edit", pid(50))
+    crowd.click("#start-qualification")
+    qualify_in_page(crowd, study)
+    crowd.wait_for_url(re.compile(r"/s/edit/rate/0/$"))
+    assert NEW_ENDING in crowd.text_content("#story")
+    crowd.keyboard.press("4")
+    crowd.keyboard.press("Enter")
+    crowd.wait_for_url(re.compile(r"/s/edit/done/$"))
+    newcomer = Participant.objects.get(prolific_pid=pid(50))
+    rating = Rating.objects.get(rater=newcomer.rater)
+    assert rating.sample_id in pair and rating.story_version == 2
+
+    staff.reload()
+    assert staff.text_content("#n-short").strip() == "1"
+    assert staff.text_content(f"#sample-{rating.sample_id} td.n").strip() == "1"
+    assert staff.text_content(f"#sample-{rating.sample_id} td.mean").strip() == "4.00"
+    staff.click(f"#sample-{rating.sample_id} a.edit-texts")
+    rows = staff.locator("#sample-ratings tbody tr")
+    assert rows.count() == 2
+    assert "outdated" in rows.nth(0).text_content() and "1.1.1" in rows.nth(0).text_content()
+    assert "current text" in rows.nth(1).text_content() and "1.2.1" in rows.nth(1).text_content()
+    assert staff.locator("#text-history tbody tr").count() == 1
