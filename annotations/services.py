@@ -78,7 +78,9 @@ def sample_texts_edit(*, sample: Sample, texts: dict[str, str], by=None) -> list
     # locked, so two edits at once never number the same version twice
     story = Story.objects.select_for_update().get(pk=sample.story_id)
     setup = Setup.objects.select_for_update().get(pk=story.setup_id)
-    sense = Sense.objects.select_for_update().filter(pk=sample.sense_id).first()
+    sense = None
+    if sample.sense_id is not None:
+        sense = Sense.objects.select_for_update().get(pk=sample.sense_id)
     touched = Q(pk__in=[])
     if _new_version(setup, TextVersion.Kind.SETUP, texts, by):
         touched |= Q(story__setup=setup)

@@ -438,7 +438,7 @@ def sample_text_history(sample: Sample) -> list[TextVersion]:
     return list(TextVersion.objects.filter(mine).order_by("-replaced_at", "-id"))
 
 
-def sample_study_ratings(study: Study, sample: Sample) -> QuerySet[Rating]:
+def sample_study_ratings(study: Study, sample: Sample) -> RatingQuerySet:
     """The study's ratings of one sample with ``is_current`` (given on today's texts)."""
     current = Rating.objects.current().filter(pk=OuterRef("pk"))
     return (
