@@ -80,5 +80,5 @@ class RatingSerializer(serializers.ModelSerializer):
         fields = [
             "id", "dataset", "split", "sample", "dataset_id", "rater", "rater_kind",
             "rater_excluded", "kind", "score", "nonsensical", "comment", "position", "started_at",
-            "created_at",
+            "created_at", "setup_version", "story_version", "sense_version",
         ]  # fmt: skip
