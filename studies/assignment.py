@@ -45,7 +45,7 @@ from django.db.models import Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from annotations.models import Rater, Rating
+from annotations.models import Rating
 
 from . import adaptive
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
@@ -267,7 +267,7 @@ COUNTED = (Slot.Status.FREE, Slot.Status.RESERVED, Slot.Status.DONE)
 
 
 def _growth_states(study: Study) -> list[adaptive.SampleState]:
-    """Every study sample's valid ratings in this study and its counted slots (3 queries)."""
+    """Every study sample's valid ratings in this study and its counted slots (2 queries)."""
     wanted: dict[int, int] = {}
     pending: dict[int, int] = {}
     setup: dict[int, int] = {}
@@ -279,9 +279,9 @@ def _growth_states(study: Study) -> list[adaptive.SampleState]:
         pending[sample_id] = pending.get(sample_id, 0) + (status != Slot.Status.DONE)
         setup[sample_id] = setup_id
     scores: dict[int, list[int]] = {}
-    ratings = (
-        Rating.objects.filter(rater__participant__study=study, sample_id__in=list(wanted))
-        .exclude(rater__in=Rater.objects.excluded())
+    ratings = (  # valid: excluded raters and ratings of an edited text's old version left out
+        Rating.objects.valid()
+        .filter(rater__participant__study=study, sample_id__in=list(wanted))
         .values_list("sample_id", "score")
     )
     for sample_id, score in ratings:

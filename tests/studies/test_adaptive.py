@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from annotations.models import Rating
+from annotations.models import Rating, Sample
 from studies import services
 from studies.adaptive import SampleState, grow, interval_width
 from studies.assignment import slots_grow
@@ -116,3 +116,21 @@ def test_an_arrival_while_growth_waits_for_ratings_is_told_to_come_back():
 def test_a_fixed_study_never_grows():
     study = open_study(2, per_participant=2, ratings=1, checks=0)
     assert slots_grow(study) == 0
+
+
+@pytest.mark.django_db
+def test_growth_reads_only_the_ratings_of_the_current_texts():
+    from studies.assignment import _growth_states
+
+    study = open_study(1, per_participant=1, ratings=2, checks=0, adaptive=True)
+    target = Sample.objects.filter(studies=study).order_by("position").first()
+    for n in range(12):
+        participant = services.participant_arrive(study=study, pid=pid(n))
+        qualify(participant)
+        _rate(participant, {target.pk})
+    before = {s.key: s for s in _growth_states(study)}[target.pk]
+    assert sorted(before.scores) == [1, 5] and before.pending == 0
+    services.sample_texts_edit(sample=target, texts={"sentence": "They followed it."})
+    after = {s.key: s for s in _growth_states(study)}
+    assert after[target.pk].scores == () and after[target.pk].wanted == 2  # re-queued
+    assert all(s.pending == 2 for s in after.values())  # the whole setup was edited
