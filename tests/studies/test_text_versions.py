@@ -128,3 +128,30 @@ def test_a_participant_cannot_change_an_answer_whose_text_was_edited():
         services.item_save(
             participant=participant, position=item.position, answer=services.Answer(5)
         )
+
+
+def test_the_rating_page_sends_the_versions_it_showed_and_a_stale_answer_shows_the_new_text(
+    client,
+):
+    from django.urls import reverse
+
+    from .test_participant_views import arrive, qualify_by_post
+
+    study = open_study(1, per_participant=1, ratings=1, checks=0, slug="stale")
+    arrive(client, study, pid(1))
+    qualify_by_post(client, study)
+    url = reverse("participate:rate", args=["stale", 0])
+    page = client.get(url).content.decode()
+    assert 'name="text_version" value="1.1.1"' in page
+    slot = Slot.objects.get(participant__prolific_pid=pid(1))
+    services.sample_texts_edit(sample=slot.sample, texts={"sentence": "They followed it."})
+    answer = {"score": 4, "comment": "", "text_version": "1.1.1"}
+    response = client.post(url, answer)
+    assert response.status_code == 303 and response["Location"] == url
+    assert not Rating.objects.exists()
+    page = client.get(url).content.decode()
+    assert "They followed it." in page and "just been corrected" in page
+    assert 'name="text_version" value="2.1.1"' in page
+    response = client.post(url, {**answer, "text_version": "2.1.1"})
+    assert response.status_code == 303 and response["Location"].endswith("/done/")
+    assert Rating.objects.get().setup_version == 2
