@@ -87,6 +87,7 @@ test-fast: $(VENV)/.dev $(VENV)/.ml
 # ruff, the import-layer contracts (pyproject.toml, [tool.importlinter]) and mypy.
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 

@@ -13,6 +13,7 @@ from .health import HEALTH_PATH, healthz
 
 logger = logging.getLogger(__name__)
 
+
 class HealthCheckMiddleware:
     """``GET /healthz`` is answered here, before any other middleware: a container probe or
     a load balancer calls it by IP over plain HTTP, which host validation (ALLOWED_HOSTS)

@@ -43,7 +43,6 @@ ALPHAS = (1.0, 10.0, 100.0, 1000.0)
 CE_WEIGHT = 0.5  # fixed before any fine-tuned model's dev scores were seen
 
 
-
 def grouped_oof(
     comps: np.ndarray,
     samples: Sequence[dict],

@@ -219,9 +219,7 @@ def participant_info(rater_ids: list[int]) -> dict[int, dict]:
         )
         .values("rater_id", "status", "study__slug", "checks_passed", "checks_failed")
     )
-    return {
-        row["rater_id"]: {**row, "failed_attention": row["checks_failed"] > 0} for row in rows
-    }
+    return {row["rater_id"]: {**row, "failed_attention": row["checks_failed"] > 0} for row in rows}
 
 
 def active_exclusions() -> list[RaterExclusion]:

@@ -46,9 +46,7 @@ def isotonic_fit(x: Floats, y: Floats) -> tuple[list[float], list[float]]:
     return [b[2] / b[1] for b in blocks], [b[0] / b[1] for b in blocks]
 
 
-def monotone_apply(
-    knots: tuple[Floats, Floats], x: Floats
-) -> np.ndarray:
+def monotone_apply(knots: tuple[Floats, Floats], x: Floats) -> np.ndarray:
     """Interpolate between knots, plus a tiny slope: strictly increasing, so Spearman holds."""
     kx, ky = (np.asarray(k, dtype=float) for k in knots)
     xs = np.asarray(x, dtype=float)

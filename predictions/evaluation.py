@@ -121,11 +121,7 @@ def _read_id(number: int, obj: dict) -> str:
 
 
 def _is_number(value: object) -> bool:
-    return (
-        isinstance(value, (int, float))
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-    )
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def parse_reference(lines: Iterable[str | bytes]) -> dict[str, list[float]]:

@@ -106,6 +106,7 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
     fit = fit_rows(fit_splits) if fit_splits else None
     if fit:
         refuse_overlap(fit, [row.sample for row in split_rows(run.split)])
+
     def heartbeat() -> None:
         ModelRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
 

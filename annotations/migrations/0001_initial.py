@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,165 +14,374 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Dataset',
+            name="Dataset",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=64, unique=True)),
-                ('title', models.CharField(max_length=200)),
-                ('task_kind', models.CharField(choices=[('plausibility', 'Sense plausibility in a story (1-5)'), ('relatedness', 'Sentence-pair relatedness (0-4)'), ('sense_choice', 'Choose one of two senses')], default='plausibility', max_length=20)),
-                ('source', models.CharField(blank=True, max_length=300)),
-                ('licence', models.CharField(blank=True, max_length=200)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=64, unique=True)),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "task_kind",
+                    models.CharField(
+                        choices=[
+                            ("plausibility", "Sense plausibility in a story (1-5)"),
+                            ("relatedness", "Sentence-pair relatedness (0-4)"),
+                            ("sense_choice", "Choose one of two senses"),
+                        ],
+                        default="plausibility",
+                        max_length=20,
+                    ),
+                ),
+                ("source", models.CharField(blank=True, max_length=300)),
+                ("licence", models.CharField(blank=True, max_length=200)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='Homonym',
+            name="Homonym",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('form', models.CharField(max_length=100, unique=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("form", models.CharField(max_length=100, unique=True)),
             ],
             options={
-                'ordering': ['form'],
+                "ordering": ["form"],
             },
         ),
         migrations.CreateModel(
-            name='Rater',
+            name="Rater",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('imported', 'Imported (anonymous)'), ('participant', 'Study participant'), ('researcher', 'Researcher')], max_length=20)),
-                ('pseudonym', models.CharField(max_length=100, unique=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("imported", "Imported (anonymous)"),
+                            ("participant", "Study participant"),
+                            ("researcher", "Researcher"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("pseudonym", models.CharField(max_length=100, unique=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Sense',
+            name="Sense",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('gloss', models.TextField()),
-                ('example_sentence', models.TextField(blank=True)),
-                ('homonym', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='senses', to='annotations.homonym')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("gloss", models.TextField()),
+                ("example_sentence", models.TextField(blank=True)),
+                (
+                    "homonym",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="senses",
+                        to="annotations.homonym",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['homonym__form', 'id'],
+                "ordering": ["homonym__form", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Setup',
+            name="Setup",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('precontext', models.TextField()),
-                ('sentence', models.TextField()),
-                ('homonym', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='setups', to='annotations.homonym')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("precontext", models.TextField()),
+                ("sentence", models.TextField()),
+                (
+                    "homonym",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="setups",
+                        to="annotations.homonym",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='Split',
+            name="Split",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=64)),
-                ('dataset', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='splits', to='annotations.dataset')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=64)),
+                (
+                    "dataset",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="splits",
+                        to="annotations.dataset",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['dataset__name', 'name'],
+                "ordering": ["dataset__name", "name"],
             },
         ),
         migrations.CreateModel(
-            name='Story',
+            name="Story",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ending', models.TextField(blank=True)),
-                ('setup', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='stories', to='annotations.setup')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ending", models.TextField(blank=True)),
+                (
+                    "setup",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="stories",
+                        to="annotations.setup",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'stories',
-                'ordering': ['setup_id', 'id'],
+                "verbose_name_plural": "stories",
+                "ordering": ["setup_id", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Sample',
+            name="Sample",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('dataset_id', models.CharField(max_length=32)),
-                ('sample_id', models.CharField(blank=True, max_length=32)),
-                ('position', models.PositiveIntegerField(help_text='Order of the sample in its source file.')),
-                ('sense', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='samples', to='annotations.sense')),
-                ('split', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='samples', to='annotations.split')),
-                ('story', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='samples', to='annotations.story')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("dataset_id", models.CharField(max_length=32)),
+                ("sample_id", models.CharField(blank=True, max_length=32)),
+                (
+                    "position",
+                    models.PositiveIntegerField(
+                        help_text="Order of the sample in its source file."
+                    ),
+                ),
+                (
+                    "sense",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="samples",
+                        to="annotations.sense",
+                    ),
+                ),
+                (
+                    "split",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="samples",
+                        to="annotations.split",
+                    ),
+                ),
+                (
+                    "story",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="samples",
+                        to="annotations.story",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['split_id', 'position'],
+                "ordering": ["split_id", "position"],
             },
         ),
         migrations.CreateModel(
-            name='RaterExclusion',
+            name="RaterExclusion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source', models.CharField(choices=[('attention_check', 'Failed attention check'), ('quality', 'Annotator quality review'), ('manual', 'Researcher decision')], max_length=20)),
-                ('reason', models.TextField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='exclusions', to='annotations.rater')),
-                ('revoked_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("attention_check", "Failed attention check"),
+                            ("quality", "Annotator quality review"),
+                            ("manual", "Researcher decision"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("reason", models.TextField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="exclusions",
+                        to="annotations.rater",
+                    ),
+                ),
+                (
+                    "revoked_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('revoked_at__isnull', True)), fields=('rater',), name='one_active_exclusion_per_rater')],
+                "ordering": ["-created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("revoked_at__isnull", True)),
+                        fields=("rater",),
+                        name="one_active_exclusion_per_rater",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Rating',
+            name="Rating",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score', models.PositiveSmallIntegerField()),
-                ('nonsensical', models.BooleanField(default=False)),
-                ('comment', models.TextField(blank=True)),
-                ('position', models.PositiveSmallIntegerField(blank=True, help_text='Order within the sample for imported ratings; empty for study ratings.', null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('rater', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='ratings', to='annotations.rater')),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='ratings', to='annotations.sample')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("score", models.PositiveSmallIntegerField()),
+                ("nonsensical", models.BooleanField(default=False)),
+                ("comment", models.TextField(blank=True)),
+                (
+                    "position",
+                    models.PositiveSmallIntegerField(
+                        blank=True,
+                        help_text="Order within the sample for imported ratings; empty for study ratings.",
+                        null=True,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "rater",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="ratings",
+                        to="annotations.rater",
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="ratings",
+                        to="annotations.sample",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sample_id', 'position', 'id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('score__gte', 1), ('score__lte', 5)), name='rating_score_in_range'), models.UniqueConstraint(fields=('rater', 'sample'), name='one_rating_per_rater'), models.UniqueConstraint(fields=('sample', 'position'), name='unique_rating_position')],
+                "ordering": ["sample_id", "position", "id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(("score__gte", 1), ("score__lte", 5)),
+                        name="rating_score_in_range",
+                    ),
+                    models.UniqueConstraint(
+                        fields=("rater", "sample"), name="one_rating_per_rater"
+                    ),
+                    models.UniqueConstraint(
+                        fields=("sample", "position"), name="unique_rating_position"
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='sense',
-            constraint=models.UniqueConstraint(fields=('homonym', 'gloss', 'example_sentence'), name='unique_sense'),
+            model_name="sense",
+            constraint=models.UniqueConstraint(
+                fields=("homonym", "gloss", "example_sentence"), name="unique_sense"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='setup',
-            constraint=models.UniqueConstraint(fields=('homonym', 'precontext', 'sentence'), name='unique_setup'),
+            model_name="setup",
+            constraint=models.UniqueConstraint(
+                fields=("homonym", "precontext", "sentence"), name="unique_setup"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='split',
-            constraint=models.UniqueConstraint(fields=('dataset', 'name'), name='unique_split_per_dataset'),
+            model_name="split",
+            constraint=models.UniqueConstraint(
+                fields=("dataset", "name"), name="unique_split_per_dataset"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='story',
-            constraint=models.UniqueConstraint(fields=('setup', 'ending'), name='unique_story_per_ending'),
+            model_name="story",
+            constraint=models.UniqueConstraint(
+                fields=("setup", "ending"), name="unique_story_per_ending"
+            ),
         ),
         migrations.AddIndex(
-            model_name='sample',
-            index=models.Index(fields=['split', 'position'], name='annotations_split_i_6b1e5e_idx'),
+            model_name="sample",
+            index=models.Index(fields=["split", "position"], name="annotations_split_i_6b1e5e_idx"),
         ),
         migrations.AddConstraint(
-            model_name='sample',
-            constraint=models.UniqueConstraint(fields=('split', 'dataset_id'), name='unique_sample_id'),
+            model_name="sample",
+            constraint=models.UniqueConstraint(
+                fields=("split", "dataset_id"), name="unique_sample_id"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sample',
-            constraint=models.UniqueConstraint(fields=('story', 'sense'), name='unique_story_sense'),
+            model_name="sample",
+            constraint=models.UniqueConstraint(
+                fields=("story", "sense"), name="unique_story_sense"
+            ),
         ),
     ]

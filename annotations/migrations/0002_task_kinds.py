@@ -4,28 +4,52 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotations', '0001_initial'),
+        ("annotations", "0001_initial"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='rating',
-            name='rating_score_in_range',
+            model_name="rating",
+            name="rating_score_in_range",
         ),
         migrations.AddField(
-            model_name='rating',
-            name='kind',
-            field=models.CharField(choices=[('plausibility', 'Sense plausibility in a story (1-5)'), ('relatedness', 'Relatedness of a word across two sentences (0-4)'), ('sense_choice', 'Choose one of N candidate senses')], db_default='plausibility', default='plausibility', max_length=20),
+            model_name="rating",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Sense plausibility in a story (1-5)"),
+                    ("relatedness", "Relatedness of a word across two sentences (0-4)"),
+                    ("sense_choice", "Choose one of N candidate senses"),
+                ],
+                db_default="plausibility",
+                default="plausibility",
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='dataset',
-            name='task_kind',
-            field=models.CharField(choices=[('plausibility', 'Sense plausibility in a story (1-5)'), ('relatedness', 'Relatedness of a word across two sentences (0-4)'), ('sense_choice', 'Choose one of N candidate senses')], default='plausibility', max_length=20),
+            model_name="dataset",
+            name="task_kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Sense plausibility in a story (1-5)"),
+                    ("relatedness", "Relatedness of a word across two sentences (0-4)"),
+                    ("sense_choice", "Choose one of N candidate senses"),
+                ],
+                default="plausibility",
+                max_length=20,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='rating',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('kind', 'plausibility'), ('score__gte', 1), ('score__lte', 5)), models.Q(('kind', 'relatedness'), ('score__gte', 0), ('score__lte', 4)), models.Q(('kind', 'sense_choice'), ('score__gte', 0), ('score__lte', 9)), _connector='OR'), name='rating_score_in_range'),
+            model_name="rating",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("kind", "plausibility"), ("score__gte", 1), ("score__lte", 5)),
+                    models.Q(("kind", "relatedness"), ("score__gte", 0), ("score__lte", 4)),
+                    models.Q(("kind", "sense_choice"), ("score__gte", 0), ("score__lte", 9)),
+                    _connector="OR",
+                ),
+                name="rating_score_in_range",
+            ),
         ),
     ]

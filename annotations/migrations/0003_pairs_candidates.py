@@ -5,55 +5,120 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotations', '0002_task_kinds'),
+        ("annotations", "0002_task_kinds"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='sample',
-            name='item_set',
-            field=models.CharField(blank=True, help_text="The source's test set (e.g. FOOL's set 1-4).", max_length=64),
+            model_name="sample",
+            name="item_set",
+            field=models.CharField(
+                blank=True, help_text="The source's test set (e.g. FOOL's set 1-4).", max_length=64
+            ),
         ),
         migrations.AlterField(
-            model_name='sample',
-            name='sense',
-            field=models.ForeignKey(blank=True, help_text='The judged sense (plausibility) or the gold sense (sense choice); empty for relatedness.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='samples', to='annotations.sense'),
+            model_name="sample",
+            name="sense",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The judged sense (plausibility) or the gold sense (sense choice); empty for relatedness.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="samples",
+                to="annotations.sense",
+            ),
         ),
         migrations.CreateModel(
-            name='SentencePair',
+            name="SentencePair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('target', models.CharField(help_text='The word as it appears in both sentences (e.g. bailed).', max_length=100)),
-                ('same_sense', models.BooleanField()),
-                ('ambiguity_type', models.CharField(choices=[('Homonymy', 'Homonymy'), ('Polysemy', 'Polysemy')], max_length=10)),
-                ('word_class', models.CharField(blank=True, help_text='N or V.', max_length=4)),
-                ('version', models.CharField(help_text="RAW-C's sense versions, M1_a_M2_b.", max_length=32)),
-                ('dominance', models.FloatField(blank=True, help_text="Dominance of sentence 2's sense (RAW-C norms).", null=True)),
-                ('distance_bert', models.FloatField(blank=True, null=True)),
-                ('distance_elmo', models.FloatField(blank=True, null=True)),
-                ('sample', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='pair', to='annotations.sample')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "target",
+                    models.CharField(
+                        help_text="The word as it appears in both sentences (e.g. bailed).",
+                        max_length=100,
+                    ),
+                ),
+                ("same_sense", models.BooleanField()),
+                (
+                    "ambiguity_type",
+                    models.CharField(
+                        choices=[("Homonymy", "Homonymy"), ("Polysemy", "Polysemy")], max_length=10
+                    ),
+                ),
+                ("word_class", models.CharField(blank=True, help_text="N or V.", max_length=4)),
+                (
+                    "version",
+                    models.CharField(help_text="RAW-C's sense versions, M1_a_M2_b.", max_length=32),
+                ),
+                (
+                    "dominance",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Dominance of sentence 2's sense (RAW-C norms).",
+                        null=True,
+                    ),
+                ),
+                ("distance_bert", models.FloatField(blank=True, null=True)),
+                ("distance_elmo", models.FloatField(blank=True, null=True)),
+                (
+                    "sample",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="pair",
+                        to="annotations.sample",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sample_id'],
+                "ordering": ["sample_id"],
             },
         ),
         migrations.CreateModel(
-            name='SenseCandidate',
+            name="SenseCandidate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('key', models.CharField(blank=True, help_text='e.g. bank_river.', max_length=100)),
-                ('gloss', models.TextField()),
-                ('synonyms', models.JSONField(blank=True, default=list)),
-                ('examples', models.JSONField(blank=True, default=list)),
-                ('is_gold', models.BooleanField(default=False)),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='candidates', to='annotations.sample')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveSmallIntegerField()),
+                ("key", models.CharField(blank=True, help_text="e.g. bank_river.", max_length=100)),
+                ("gloss", models.TextField()),
+                ("synonyms", models.JSONField(blank=True, default=list)),
+                ("examples", models.JSONField(blank=True, default=list)),
+                ("is_gold", models.BooleanField(default=False)),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="candidates",
+                        to="annotations.sample",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['sample_id', 'index'],
-                'constraints': [models.UniqueConstraint(fields=('sample', 'index'), name='one_candidate_per_index'), models.UniqueConstraint(condition=models.Q(('is_gold', True)), fields=('sample',), name='one_gold_candidate'), models.CheckConstraint(condition=models.Q(('index__lt', 10)), name='candidate_index_in_range')],
+                "ordering": ["sample_id", "index"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("sample", "index"), name="one_candidate_per_index"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_gold", True)),
+                        fields=("sample",),
+                        name="one_gold_candidate",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("index__lt", 10)), name="candidate_index_in_range"
+                    ),
+                ],
             },
         ),
     ]

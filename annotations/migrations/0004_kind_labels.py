@@ -4,20 +4,36 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotations', '0003_pairs_candidates'),
+        ("annotations", "0003_pairs_candidates"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='dataset',
-            name='task_kind',
-            field=models.CharField(choices=[('plausibility', 'Plausibility (1-5)'), ('relatedness', 'Relatedness (0-4)'), ('sense_choice', 'Sense choice')], default='plausibility', max_length=20),
+            model_name="dataset",
+            name="task_kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Plausibility (1-5)"),
+                    ("relatedness", "Relatedness (0-4)"),
+                    ("sense_choice", "Sense choice"),
+                ],
+                default="plausibility",
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='rating',
-            name='kind',
-            field=models.CharField(choices=[('plausibility', 'Plausibility (1-5)'), ('relatedness', 'Relatedness (0-4)'), ('sense_choice', 'Sense choice')], db_default='plausibility', default='plausibility', max_length=20),
+            model_name="rating",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Plausibility (1-5)"),
+                    ("relatedness", "Relatedness (0-4)"),
+                    ("sense_choice", "Sense choice"),
+                ],
+                db_default="plausibility",
+                default="plausibility",
+                max_length=20,
+            ),
         ),
     ]

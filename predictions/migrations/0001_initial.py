@@ -6,55 +6,130 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('annotations', '0001_initial'),
+        ("annotations", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ModelRun',
+            name="ModelRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('backend', models.CharField(help_text='Registry name of the backend.', max_length=100)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=10)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('error', models.TextField(blank=True)),
-                ('code_version', models.CharField(blank=True, max_length=64)),
-                ('prompt_version', models.CharField(blank=True, max_length=64)),
-                ('model_version', models.CharField(blank=True, max_length=200)),
-                ('fitted_on', models.JSONField(blank=True, default=dict, help_text='What a derived run was fitted on (split, runs).')),
-                ('scores', models.JSONField(blank=True, help_text='Official metrics once the run has finished.', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('split', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='model_runs', to='annotations.split')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "backend",
+                    models.CharField(help_text="Registry name of the backend.", max_length=100),
+                ),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("error", models.TextField(blank=True)),
+                ("code_version", models.CharField(blank=True, max_length=64)),
+                ("prompt_version", models.CharField(blank=True, max_length=64)),
+                ("model_version", models.CharField(blank=True, max_length=200)),
+                (
+                    "fitted_on",
+                    models.JSONField(
+                        blank=True,
+                        default=dict,
+                        help_text="What a derived run was fitted on (split, runs).",
+                    ),
+                ),
+                (
+                    "scores",
+                    models.JSONField(
+                        blank=True,
+                        help_text="Official metrics once the run has finished.",
+                        null=True,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "split",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="model_runs",
+                        to="annotations.split",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Prediction',
+            name="Prediction",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('score', models.FloatField()),
-                ('raw_output', models.TextField(blank=True)),
-                ('distribution', models.JSONField(blank=True, help_text='P(1..5), if known.', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='predictions', to='predictions.modelrun')),
-                ('sample', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='predictions', to='annotations.sample')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("score", models.FloatField()),
+                ("raw_output", models.TextField(blank=True)),
+                (
+                    "distribution",
+                    models.JSONField(blank=True, help_text="P(1..5), if known.", null=True),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="predictions",
+                        to="predictions.modelrun",
+                    ),
+                ),
+                (
+                    "sample",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="predictions",
+                        to="annotations.sample",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['run_id', 'sample_id'],
-                'constraints': [models.UniqueConstraint(fields=('run', 'sample'), name='one_prediction_per_sample')],
+                "ordering": ["run_id", "sample_id"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("run", "sample"), name="one_prediction_per_sample"
+                    )
+                ],
             },
         ),
     ]

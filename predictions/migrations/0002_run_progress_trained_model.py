@@ -6,49 +6,90 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotations', '0001_initial'),
-        ('predictions', '0001_initial'),
+        ("annotations", "0001_initial"),
+        ("predictions", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='modelrun',
-            name='heartbeat_at',
+            model_name="modelrun",
+            name="heartbeat_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='modelrun',
-            name='rate',
-            field=models.FloatField(blank=True, help_text='Samples per second, recently.', null=True),
+            model_name="modelrun",
+            name="rate",
+            field=models.FloatField(
+                blank=True, help_text="Samples per second, recently.", null=True
+            ),
         ),
         migrations.AddField(
-            model_name='modelrun',
-            name='worker',
-            field=models.CharField(blank=True, help_text='Celery node running it.', max_length=200),
+            model_name="modelrun",
+            name="worker",
+            field=models.CharField(blank=True, help_text="Celery node running it.", max_length=200),
         ),
         migrations.CreateModel(
-            name='TrainedModel',
+            name="TrainedModel",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('crossencoder', 'Cross-encoder')], default='crossencoder', max_length=20)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=10)),
-                ('path', models.CharField(blank=True, max_length=500)),
-                ('log', models.TextField(blank=True)),
-                ('error', models.TextField(blank=True)),
-                ('n_samples', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('split', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='trained_models', to='annotations.split')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("crossencoder", "Cross-encoder")],
+                        default="crossencoder",
+                        max_length=20,
+                    ),
+                ),
+                ("params", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("path", models.CharField(blank=True, max_length=500)),
+                ("log", models.TextField(blank=True)),
+                ("error", models.TextField(blank=True)),
+                ("n_samples", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "split",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="trained_models",
+                        to="annotations.split",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
     ]

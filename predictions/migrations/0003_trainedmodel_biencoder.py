@@ -4,15 +4,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('predictions', '0002_run_progress_trained_model'),
+        ("predictions", "0002_run_progress_trained_model"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='trainedmodel',
-            name='kind',
-            field=models.CharField(choices=[('crossencoder', 'Cross-encoder'), ('biencoder', 'Bi-encoder')], default='crossencoder', max_length=20),
+            model_name="trainedmodel",
+            name="kind",
+            field=models.CharField(
+                choices=[("crossencoder", "Cross-encoder"), ("biencoder", "Bi-encoder")],
+                default="crossencoder",
+                max_length=20,
+            ),
         ),
     ]

@@ -69,9 +69,7 @@ RAW_NAMES = [f"cos_{a}_{b}" for a in _STORY_PARTS for b in _SENSE_PARTS] + [
 
 def partner_index(samples: Sequence[SampleFields]) -> list[int | None]:
     """For each sample, the index of the other sense of the same story (None if absent)."""
-    return partners(
-        [story_key(s) for s in samples], [field(s, "judged_meaning") for s in samples]
-    )
+    return partners([story_key(s) for s in samples], [field(s, "judged_meaning") for s in samples])
 
 
 def setup_sense_groups(samples: Sequence[SampleFields]) -> list[list[int]]:

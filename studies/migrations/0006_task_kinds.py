@@ -4,23 +4,33 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0005_study_contact'),
+        ("studies", "0005_study_contact"),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='checkquestion',
-            name='check_expected_1_5',
+            model_name="checkquestion",
+            name="check_expected_1_5",
         ),
         migrations.AddField(
-            model_name='study',
-            name='task_kind',
-            field=models.CharField(choices=[('plausibility', 'Sense plausibility in a story (1-5)'), ('relatedness', 'Relatedness of a word across two sentences (0-4)'), ('sense_choice', 'Choose one of N candidate senses')], default='plausibility', help_text='What participants judge; every sample of the study has this kind.', max_length=20),
+            model_name="study",
+            name="task_kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Sense plausibility in a story (1-5)"),
+                    ("relatedness", "Relatedness of a word across two sentences (0-4)"),
+                    ("sense_choice", "Choose one of N candidate senses"),
+                ],
+                default="plausibility",
+                help_text="What participants judge; every sample of the study has this kind.",
+                max_length=20,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='checkquestion',
-            constraint=models.CheckConstraint(condition=models.Q(('expected__lte', 9)), name='check_expected_on_a_scale'),
+            model_name="checkquestion",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("expected__lte", 9)), name="check_expected_on_a_scale"
+            ),
         ),
     ]

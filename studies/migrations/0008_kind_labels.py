@@ -4,15 +4,23 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0007_study_activity_check_other_meaning'),
+        ("studies", "0007_study_activity_check_other_meaning"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='study',
-            name='task_kind',
-            field=models.CharField(choices=[('plausibility', 'Plausibility (1-5)'), ('relatedness', 'Relatedness (0-4)'), ('sense_choice', 'Sense choice')], default='plausibility', help_text='What participants judge; every sample of the study has this kind.', max_length=20),
+            model_name="study",
+            name="task_kind",
+            field=models.CharField(
+                choices=[
+                    ("plausibility", "Plausibility (1-5)"),
+                    ("relatedness", "Relatedness (0-4)"),
+                    ("sense_choice", "Sense choice"),
+                ],
+                default="plausibility",
+                help_text="What participants judge; every sample of the study has this kind.",
+                max_length=20,
+            ),
         ),
     ]

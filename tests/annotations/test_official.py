@@ -8,9 +8,9 @@ import pytest
 from annotations.official import accepted_band, is_within_sd, label_mean, spearman
 from predictions.ml.stacking import label_bounds
 
-LABEL_SETS = [list(c) for n in (1, 2, 3, 5) for c in itertools.combinations_with_replacement(
-    range(1, 6), n
-)]
+LABEL_SETS = [
+    list(c) for n in (1, 2, 3, 5) for c in itertools.combinations_with_replacement(range(1, 6), n)
+]
 
 
 def test_the_band_accepts_what_the_rule_accepts_up_to_rounding_at_its_edges():

@@ -66,9 +66,7 @@ def nothing_sent(*servers) -> bool:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("extra", EVIL, ids=lambda e: next(iter(e)))
-def test_the_api_refuses_a_url_a_key_or_a_variable_and_names_the_field(
-    api, split, servers, extra
-):
+def test_the_api_refuses_a_url_a_key_or_a_variable_and_names_the_field(api, split, servers, extra):
     lab, evil = servers
     params = evil_params(evil, extra)
     payload = {"backend": "openai_chat", "params": params, "split": split.pk}
@@ -138,9 +136,7 @@ def test_a_configured_endpoint_gets_its_own_key_and_a_failure_stores_a_short_mes
     body = json.dumps({"error": {"message": "model overloaded: sk-lab\n" + "x" * 5000}})
     lab.responder = lambda request: Reply(status=400, raw_body=body)
     params = {"endpoint": "lab", "model": "tiny", "max_retries": 0}
-    run = run_create(
-        name="r", backend="openai_chat", params=params, split=split, enqueue=False
-    )
+    run = run_create(name="r", backend="openai_chat", params=params, split=split, enqueue=False)
 
     run = run_execute(run.pk)
 

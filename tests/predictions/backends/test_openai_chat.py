@@ -279,9 +279,7 @@ def test_a_client_error_keeps_the_status_and_the_first_line_only_with_the_key_ma
     server.script(Reply(status=401, raw_body=body))
     with pytest.raises(LLMRequestError) as failed:
         backend(server, endpoint="keyed").predict_batch(samples(1))
-    assert str(failed.value) == (
-        "endpoint 'keyed': HTTP 401: Incorrect API key provided: [key]"
-    )
+    assert str(failed.value) == ("endpoint 'keyed': HTTP 401: Incorrect API key provided: [key]")
 
 
 def test_a_redirect_is_not_followed_so_the_key_goes_nowhere_else(server, monkeypatch):
