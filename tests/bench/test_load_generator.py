@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -73,9 +74,11 @@ def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server
     CheckQuestion.objects.update(tolerance=4)  # the middle answer passes every check
     # SQLite refuses concurrent writers ("database is locked"): one browser there
     n = 3 if connection.vendor == "postgresql" else 1
-    stats = asyncio.run(
-        generator.run(live_server.url, tool_ambisite.AmbiSiteProfile(), n, timeout=20)
-    )
+    # In its own thread: a session-wide Playwright (the browser tests) keeps an event loop
+    # running in this one, and asyncio.run() refuses to start inside it.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        walk = generator.run(live_server.url, tool_ambisite.AmbiSiteProfile(), n, timeout=20)
+        stats = pool.submit(asyncio.run, walk).result()
     assert stats.errors == [] and stats.http_errors == {} and stats.asset_errors == {}
     assert (stats.accepted, stats.finished, stats.refused) == (n, n, 0)
     assert len(stats.pairs) == n * 5  # 4 samples + 1 attention check each
