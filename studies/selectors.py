@@ -116,18 +116,21 @@ def batch_items(participant: Participant) -> list[Item]:
             rater_id=participant.rater_id, sample_id__in=[s.sample_id for s in slots]
         )
     }
-    items = [_sample_item(slot, ratings.get(slot.sample_id)) for slot in slots]
+    items = [
+        _sample_item(slot.sample, slot.position, ratings.get(slot.sample_id))  # type: ignore[arg-type]  # an assigned slot has a position
+        for slot in slots
+    ]
     checks = AttentionAnswer.objects.filter(participant=participant).select_related("question")
     items += [_check_item(check) for check in checks]
     items = with_kind_details(items, participant.study.task_kind)
     return sorted(items, key=lambda item: item.position)
 
 
-def _sample_item(slot: Slot, rating: Rating | None) -> Item:
-    sample = slot.sample
+def _sample_item(sample: Sample, position: int, rating: Rating | None) -> Item:
+    """One sample as a page shows it (a batch's slot or a preview), with its answer if any."""
     setup = sample.story.setup
     return Item(
-        position=slot.position,  # type: ignore[arg-type]  # an assigned slot has one
+        position=position,
         homonym=setup.homonym.form,
         precontext=setup.precontext,
         sentence=setup.sentence,
@@ -502,23 +505,7 @@ def preview_items(study: Study) -> list[Item]:
         if sample.story.setup_id in setups:
             continue
         setups.add(sample.story.setup_id)
-        setup = sample.story.setup
-        items.append(
-            Item(
-                position=0,
-                homonym=setup.homonym.form,
-                precontext=setup.precontext,
-                sentence=setup.sentence,
-                ending=sample.story.ending,
-                meaning=sample.sense.gloss if sample.sense else "",
-                example_sentence=sample.sense.example_sentence if sample.sense else "",
-                score=None,
-                nonsensical=False,
-                comment="",
-                started_at=None,
-                sample_id=sample.pk,
-            )
-        )
+        items.append(_sample_item(sample, 0, None))
         if len(items) >= study.samples_per_participant:
             break
     checks = study.check_questions.filter(as_attention_check=True)
