@@ -25,6 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from scratch import scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 TARGET_MB = 200
 RATERS = 100
@@ -32,27 +35,6 @@ RATERS = 100
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-def scratch_database_url() -> str:
-    """A scratch database next to the configured one, created empty."""
-    url = os.environ.get("DATABASE_URL", "")
-    if url.startswith(("postgres://", "postgresql://")):
-        import psycopg
-        from dj_database_url import parse
-
-        conf = parse(url)
-        name = f"{conf['NAME']}_bench_export"
-        admin = url.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return url.rsplit("/", 1)[0] + "/" + name
-    path = ROOT / "var" / "bench_export.sqlite3"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return f"sqlite:///{path}"
 
 
 def setup_django(url: str) -> None:
@@ -165,7 +147,7 @@ def main() -> int:
     parser.add_argument("--ratings", type=int, default=1_000_000)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = parser.parse_args()
-    url = scratch_database_url()
+    url = scratch_database_url("export")
     setup_django(url)
     from django.db import connection
 

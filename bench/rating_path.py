@@ -29,28 +29,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from scratch import scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
 PER_PARTICIPANT = 30
-
-
-def scratch_database_url() -> str:
-    url = os.environ.get("DATABASE_URL", "")
-    if url.startswith(("postgres://", "postgresql://")):
-        import psycopg
-        from dj_database_url import parse
-
-        name = f"{parse(url)['NAME']}_bench_rating"
-        admin = url.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return url.rsplit("/", 1)[0] + "/" + name
-    path = ROOT / "var" / "bench_rating.sqlite3"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    return f"sqlite:///{path}"
 
 
 def setup_django(url: str) -> None:
@@ -132,7 +116,7 @@ def main() -> None:
         "--profile", action="store_true", help="print where the item requests spend CPU (cProfile)"
     )
     args = parser.parse_args()
-    url = scratch_database_url()
+    url = scratch_database_url("rating")
     setup_django(url)
     from django.conf import settings
     from django.db import connection
