@@ -29,10 +29,10 @@ DEFAULT_BACKEND = "constant"
 BACKEND_NOTES = {
     "constant": "majority-label baseline (4), needs no model",
     "random": "seeded random baseline, needs no model",
-    "embedding": "MiniLM similarity, needs the local MiniLM files and a fit_split",
+    "embedding": "MiniLM similarity, needs the local MiniLM files and a fit split",
     "crossencoder": "needs a trained model: model=<id> or path=<directory>",
     "biencoder": "needs a trained model: model=<id> or path=<directory>",
-    "quality": "stacked predictor, needs a saved one (path/model) or a fit_split",
+    "quality": "stacked predictor, needs a saved one (path/model) or a fit split",
     "openai_chat": "needs endpoint=<name> and model=<name> of the operator's LLM_ENDPOINTS",
     "hf_causal": "needs a local model directory: model_path=<directory>",
 }
@@ -58,10 +58,17 @@ class RunForm(forms.Form):
     split = forms.ModelChoiceField(
         queryset=Split.objects.select_related("dataset"), empty_label=None
     )
+    fit_split = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Fit split",
+        help_text="split(s) of the same dataset the backend fits on, e.g. train or train,dev; "
+        "never the split it predicts",
+    )
     params = JSONParamsField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"seed": 1}'}),
-        help_text='JSON, e.g. {"tune": true, "fit_split": "train"} for the tuned constant.',
+        help_text='JSON, e.g. {"tune": true} (with fit split train) for the tuned constant.',
     )
 
     def __init__(self, *args, **kwargs):
@@ -99,6 +106,12 @@ class TrainForm(forms.Form):
     split = forms.ModelChoiceField(
         queryset=Split.objects.select_related("dataset"),
         help_text="the labelled split it learns from",
+    )
+    fit_split = forms.CharField(
+        max_length=200,
+        required=False,
+        label="Fit split",
+        help_text="to learn from several splits together, all of them, e.g. train,dev",
     )
     params = JSONParamsField(
         required=False,

@@ -36,6 +36,12 @@ class ModelRun(models.Model):
     split = models.ForeignKey(
         "annotations.Split", on_delete=models.PROTECT, related_name="model_runs"
     )
+    fit_split = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text='Splits of the same dataset the backend fits on, in order ("train" or '
+        '"train,dev"); never the split it scores. Empty: it fits on nothing.',
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
@@ -103,7 +109,8 @@ class TrainedModel(models.Model):
     """A model trained by a background job and stored as an artifact under ARTIFACT_ROOT.
 
     ``path`` is relative to ``settings.ARTIFACT_ROOT``; ``log`` holds the training log as it
-    grows. A succeeded row can be named in a run's params (``{"model": <id>}``).
+    grows. A succeeded row can be named in a run's params (``{"model": <id>}``); no run may
+    score a split it was trained on (:func:`predictions.rows.trained_split_names`).
     """
 
     class Kind(models.TextChoices):
@@ -120,6 +127,12 @@ class TrainedModel(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.CROSSENCODER)
     split = models.ForeignKey(
         "annotations.Split", on_delete=models.PROTECT, related_name="trained_models"
+    )
+    fit_split = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text='Every split it trains on, in order, ``split`` among them ("train,dev"). '
+        "Empty: ``split`` alone.",
     )
     params = models.JSONField(default=dict, blank=True)
     status = models.CharField(

@@ -95,7 +95,7 @@ def backend_dict(s: Sample) -> dict:
 
 
 def split_names(value: str | Sequence[str] | None) -> list[str]:
-    """A ``fit_split`` value as split names: ``"train,dev"`` or ``["train", "dev"]`` ->
+    """A ``fit_split`` field or option as split names: ``"train,dev"`` or ``["train", "dev"]`` ->
     ``["train", "dev"]`` (blanks and repeats dropped, order kept); empty for none."""
     parts = value.split(",") if isinstance(value, str) else list(value or [])
     names: list[str] = []
@@ -107,23 +107,25 @@ def split_names(value: str | Sequence[str] | None) -> list[str]:
 
 
 def refuse_fit_on_scored(fit_names: Sequence[str], scored_name: str) -> None:
-    """The one rule by split name: nothing is fitted on the split it is scored on
-    (runs, and runs using a model trained on several splits, all call this)."""
+    """The one rule by split name: nothing is fitted on the split it is scored on. Run
+    creation (API, the runs page, ``run_model``), the worker and runs naming a trained model
+    (its training splits) all call this; where there are no split names, only texts (the
+    ``predict`` command's files), :func:`refuse_overlap` is the same rule by sample."""
     if scored_name in fit_names:
         raise FitOnScoredSamples(f"cannot fit on the split it is scored on ({scored_name})")
 
 
 def fit_splits_for(run: ModelRun) -> list[Split]:
-    """The splits a run's backend fits on (``params["fit_split"]``, one name, a comma list or
-    a list; same dataset), never its own."""
-    names = split_names((run.params or {}).get("fit_split"))
+    """The splits a run's backend fits on (its ``fit_split`` field; same dataset), never its
+    own."""
+    names = split_names(run.fit_split)
     refuse_fit_on_scored(names, run.split.name)
     return [Split.objects.get(dataset_id=run.split.dataset_id, name=name) for name in names]
 
 
 def trained_split_names(model: TrainedModel) -> list[str]:
-    """The splits a trained model was trained on: its ``split``, or its ``fit_split`` list."""
-    return split_names(model.params.get("fit_split")) or [model.split.name]
+    """The splits a trained model was trained on: its ``fit_split`` list, or its ``split``."""
+    return split_names(model.fit_split) or [model.split.name]
 
 
 def trained_splits(model: TrainedModel) -> list[Split]:

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from annotations.models import Split
 
-from .backends import get_backend
+from .backends import ParamError, get_backend
 from .claims import short_error, stale_after
 from .errors import PredictionsError, RunStateError
 from .models import ModelRun, TrainedModel
@@ -70,6 +70,17 @@ def missing_splits(names: list[str], split: Split) -> None:
             raise PredictionsError(f"no split {name!r} in dataset {split.dataset}")
 
 
+def refuse_fit_split_param(params: dict) -> None:
+    """``fit_split`` is a field of runs and training jobs, no longer one of their ``params``:
+    an old caller that still puts it there is told where it goes (ParamError)."""
+    if "fit_split" in params:
+        raise ParamError(
+            "fit_split",
+            'not a parameter: give "fit_split" beside "params" (the run\'s own field), '
+            'e.g. "fit_split": "train,dev"',
+        )
+
+
 @transaction.atomic
 def run_create(
     *,
@@ -77,6 +88,7 @@ def run_create(
     backend: str,
     params: dict,
     split: Split,
+    fit_split: str | Sequence[str] = "",
     created_by=None,
     enqueue: bool = True,
 ) -> ModelRun:
@@ -84,16 +96,17 @@ def run_create(
 
     The backend name is checked against the registry (``UnknownBackend``) and its parameters
     by constructing it (a ``ValueError``; ``ParamError`` names the field: a misspelt one, or a
-    ``base_url``, ``api_key`` or ``api_key_env``, which no run may give); a ``fit_split``
-    parameter must name other splits of the same dataset (one name, ``"train,dev"`` or a
-    list), and a trained model named by ``model``/``encoder`` must not have been trained on
-    ``split`` (``FitOnScoredSamples``).
+    ``base_url``, ``api_key``, ``api_key_env`` or ``fit_split``, which no run's params may
+    give); ``fit_split`` must name other splits of the same dataset (one name, ``"train,dev"``
+    or a list; stored as ``"train,dev"``), and a trained model named by ``model``/``encoder``
+    must not have been trained on ``split`` (``FitOnScoredSamples``).
     ``enqueue=False`` leaves the run queued for the caller to execute in-process
     (``run_model --now``).
     """
     params = dict(params or {})
-    get_backend(backend, **{k: v for k, v in params.items() if k != "fit_split"})
-    fit_names = split_names(params.get("fit_split"))
+    refuse_fit_split_param(params)
+    get_backend(backend, **params)
+    fit_names = split_names(fit_split)
     refuse_fit_on_scored(fit_names, split.name)
     missing_splits(fit_names, split)
     for key in ("model", "encoder"):  # a model trained on the scored split scores it too
@@ -107,6 +120,7 @@ def run_create(
         backend=backend,
         params=params,
         split=split,
+        fit_split=",".join(fit_names),
         total=split.samples.count(),
         created_by=created_by,
     )
@@ -173,33 +187,33 @@ def trained_model_create(
     split: Split,
     params: dict | None = None,
     kind: str = TrainedModel.Kind.CROSSENCODER,
+    fit_split: str | Sequence[str] = "",
     created_by=None,
 ) -> TrainedModel:
     """Queue the training of a cross-encoder (or ``kind="biencoder"``) on ``split``.
 
     ``params``: ``epochs`` (2), ``seed`` (13), ``batch_size``, ``lr``, ``max_seq_length``,
-    for a bi-encoder also ``layer``, ``limit`` (train on the first N samples only, e.g.
-    for a smoke test) and ``fit_split`` (several splits of the dataset, e.g.
-    ``"train,dev"``, including ``split``: train on all of them).
+    for a bi-encoder also ``layer``, and ``limit`` (train on the first N samples only, e.g.
+    for a smoke test). ``fit_split``: several splits of the dataset (e.g. ``"train,dev"``),
+    ``split`` among them, to train on all of them; no run may then score any of them.
     """
     kinds = TrainedModel.Kind.values
     if kind not in kinds:
         raise PredictionsError(f"unknown kind {kind!r} (known: {', '.join(kinds)})")
     params = dict(params or {})
-    allowed = {*TrainedModel.TRAIN_PARAMS[TrainedModel.Kind(kind)], "limit", "fit_split"}
-    unknown = set(params) - allowed
+    refuse_fit_split_param(params)
+    unknown = set(params) - {*TrainedModel.TRAIN_PARAMS[TrainedModel.Kind(kind)], "limit"}
     if unknown:
         raise PredictionsError(f"unknown training parameters: {', '.join(sorted(unknown))}")
-    if "fit_split" in params:
-        names = split_names(params["fit_split"])
-        missing_splits(names, split)
-        params["fit_split"] = names
-        if split.name not in names:
-            raise PredictionsError(f"fit_split {names} must include the job's split {split.name!r}")
+    names = split_names(fit_split)
+    missing_splits(names, split)
+    if names and split.name not in names:
+        raise PredictionsError(f"fit_split {names} must include the job's split {split.name!r}")
     model = TrainedModel.objects.create(
-        name=default_name(name, kind, on="+".join(params.get("fit_split") or []) or split),
+        name=default_name(name, kind, on="+".join(names) or split),
         kind=kind,
         split=split,
+        fit_split=",".join(names),
         params=params,
         created_by=created_by,
     )

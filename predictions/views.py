@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ambisite.access import researcher_required
 
 from .claims import run_is_stopping
-from .errors import RunStateError
+from .errors import FitOnScoredSamples, RunStateError
 from .forms import DeriveForm, RunForm, TrainForm
 from .models import ModelRun, TrainedModel
 from .postprocess import run_derive
@@ -68,8 +68,11 @@ def run_start(request: HttpRequest) -> HttpResponse:
                 backend=data["backend"],
                 params=data["params"],
                 split=data["split"],
+                fit_split=data["fit_split"],
                 created_by=request.user,
             )
+        except FitOnScoredSamples as exc:
+            form.add_error("fit_split", str(exc))
         except ValueError as exc:  # PredictionsError, or a value a backend refuses
             form.add_error("params", str(exc))
         else:
@@ -131,6 +134,7 @@ def train_start(request: HttpRequest) -> HttpResponse:
                 split=data["split"],
                 kind=kind,
                 params=data["params"],
+                fit_split=data["fit_split"],
                 created_by=request.user,
             )
         except ValueError as exc:

@@ -100,8 +100,7 @@ def fitted_on(splits: list[Split], fit: list[dict] | None) -> dict:
 
 
 def prepare_backend(run: ModelRun) -> PredictorBackend:
-    params = {k: v for k, v in (run.params or {}).items() if k != "fit_split"}
-    backend = get_backend(run.backend, **params)
+    backend = get_backend(run.backend, **(run.params or {}))
     fit_splits = fit_splits_for(run)
     fit = fit_rows(fit_splits) if fit_splits else None
     if fit:

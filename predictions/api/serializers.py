@@ -25,9 +25,10 @@ class ModelRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = ModelRun
         fields = [
-            "id", "name", "backend", "params", "dataset", "split", "split_name", "status",
-            "stopping", "done", "total", "error", "code_version", "prompt_version", "model_version",
-            "fitted_on", "scores", "created_by", "created_at", "started_at", "finished_at",
+            "id", "name", "backend", "params", "dataset", "split", "split_name", "fit_split",
+            "status", "stopping", "done", "total", "error", "code_version", "prompt_version",
+            "model_version", "fitted_on", "scores", "created_by", "created_at", "started_at",
+            "finished_at",
         ]  # fmt: skip
         read_only_fields = fields
 
@@ -43,10 +44,18 @@ class RunCreateSerializer(serializers.Serializer):
     params = serializers.DictField(
         default=dict,
         help_text="The backend's JSON parameters. LLM runs name an operator-configured endpoint "
-        '("endpoint", "model"); base_url, api_key and api_key_env are refused.',
+        '("endpoint", "model"); base_url, api_key, api_key_env and fit_split are refused.',
     )
     split = serializers.PrimaryKeyRelatedField(
         queryset=Split.objects.all(), help_text="Id of the split to predict (see /splits/)."
+    )
+    fit_split = serializers.CharField(
+        max_length=200,
+        allow_blank=True,
+        default="",
+        help_text="Names of other splits of the same dataset that the backend fits on, in order: "
+        '"train" or "train,dev". Never the split it predicts (400). No longer accepted inside '
+        "params.",
     )
 
 

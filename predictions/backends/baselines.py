@@ -60,7 +60,7 @@ class ConstantBackend(PredictorBackend):
     """The same score for every sample.
 
     Params: ``value`` (4, the majority label) or ``tune: true`` to pick the constant with the
-    best accuracy on the fit split's ratings (run param ``fit_split``, e.g. ``"train"``).
+    best accuracy on the fit split's ratings (the run's ``fit_split``, e.g. ``"train"``).
     """
 
     name = "constant"
@@ -75,7 +75,7 @@ class ConstantBackend(PredictorBackend):
         if not self.tune:
             return
         if not fit_samples:
-            raise ValueError("constant with tune=true needs a fit split (fit_split)")
+            raise ValueError("constant with tune=true needs a fit split (the run's fit_split)")
         from ..calibration import tune_constant
 
         self.value = tune_constant([s["choices"] for s in fit_samples])

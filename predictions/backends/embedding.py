@@ -6,9 +6,9 @@ text ``"homonym: gloss (as in: example)"`` plus that with the example sentence a
 minus the same similarity for the other sense of the same story. The two senses compete,
 so the differences rank far better than the similarities (dev Spearman 0.35 against 0.16
 for the whole marked story against the sense text, measured on the raw features).
-The feature is mapped to 1-5 by a calibration fitted on the run's fit split
-(``fit_split``): ``isotonic`` (order-preserving, fitted to the human means) or ``band`` (a
-logistic squash into [1.95, 4.05] tuned for accuracy).
+The feature is mapped to 1-5 by a calibration fitted on the run's ``fit_split``:
+``isotonic`` (order-preserving, fitted to the human means) or ``band`` (a logistic squash
+into [1.95, 4.05] tuned for accuracy).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class EmbeddingBackend(PredictorBackend):
         if self.mapping == "linear":
             return
         if not fit_samples:
-            raise ValueError(f"mapping={self.mapping!r} needs a fit split (run param fit_split)")
+            raise ValueError(f"mapping={self.mapping!r} needs a fit split (the run's fit_split)")
         from .. import calibration as cal
 
         X = self.features(fit_samples)[:, None]

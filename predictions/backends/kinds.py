@@ -83,7 +83,7 @@ class KnnProbeBackend(PredictorBackend):
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         if not fit_samples:
-            raise ParamError("fit_split", "knn_probe needs labelled items (run param fit_split)")
+            raise ValueError("knn_probe needs labelled items: give the run a fit_split")
         vectors = _vectors([context_item(s) for s in fit_samples])
         by_word: dict[str, list[int]] = {}
         for i, sample in enumerate(fit_samples):

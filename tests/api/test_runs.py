@@ -33,6 +33,38 @@ def test_it_creates_a_queued_run(api, small_split, fixed_backend):
     )
 
 
+def test_it_creates_a_run_that_fits_on_other_splits_and_shows_them(api, small_split):
+    from annotations.importers import ambistory_import, parse_ambistory
+    from tests.factories import ambistory_setup
+
+    for name in ("train", "test"):
+        setup = ambistory_setup(0, homonym="crane", sentence=f"{name} crane.")
+        ambistory_import(samples=parse_ambistory(setup), split=name)
+    payload = {"backend": "constant", "params": {"tune": True}, "split": small_split.pk}
+    response = api.post("/api/v1/runs/", {**payload, "fit_split": "train, test"}, format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["fit_split"], body["params"]) == ("train,test", {"tune": True})
+    assert api.get(f"/api/v1/runs/{body['id']}/").json()["fit_split"] == "train,test"
+
+
+@pytest.mark.parametrize(
+    "extra, field, problem",
+    [
+        ({"fit_split": "dev"}, "detail", "cannot fit on the split it is scored on (dev)"),
+        ({"fit_split": "nope"}, "detail", "no split 'nope'"),
+        ({"params": {"tune": True, "fit_split": "train"}}, "params", "params.fit_split: not a"),
+    ],
+)
+def test_it_refuses_a_fit_split_on_the_scored_split_unknown_or_inside_params(
+    api, small_split, extra, field, problem
+):
+    payload = {"backend": "constant", "params": {"tune": True}, "split": small_split.pk, **extra}
+    response = api.post("/api/v1/runs/", payload, format="json")
+    assert response.status_code == 400 and problem in str(response.json()[field])
+    assert not ModelRun.objects.exists()
+
+
 def test_it_refuses_an_unknown_backend_or_bad_parameters_with_400(api, small_split, fixed_backend):
     for backend, params in (("nope", {}), ("fixed", {"colour": "red"})):
         payload = {"name": "x", "backend": backend, "params": params, "split": small_split.pk}

@@ -21,6 +21,14 @@ def test_the_schema_documents_every_endpoint_and_its_filters(api):
     assert "tokenAuth" in schema["components"]["securitySchemes"]
 
 
+def test_the_schema_documents_a_runs_fit_split_as_its_own_field(api):
+    schemas = yaml.safe_load(api.get("/api/v1/schema/").content)["components"]["schemas"]
+    fit_split = schemas["RunCreate"]["properties"]["fit_split"]
+    assert fit_split["type"] == "string" and "train,dev" in fit_split["description"]
+    assert "fit_split" in schemas["RunCreate"]["properties"]["params"]["description"]
+    assert schemas["ModelRun"]["properties"]["fit_split"]["readOnly"]
+
+
 def test_the_swagger_ui_loads_its_assets_from_this_site(researcher_client):
     response = researcher_client.get("/api/v1/docs/")
     assert response.status_code == 200

@@ -109,6 +109,22 @@ def test_it_names_an_unknown_backend(files):
 
 
 @pytest.mark.django_db
+def test_run_model_fits_on_the_fit_splits_and_refuses_the_scored_one(capsys):
+    small_split("dev")
+    small_split("train", first_homonym=4)
+    common = ["--backend", "constant", "--params", '{"tune": true}', "--split", "dev", "--now"]
+    call_command("run_model", *common, "--fit-split", "train")
+    run = ModelRun.objects.get()
+    assert run.status == "succeeded" and run.fit_split == "train"
+    assert run.fitted_on["split"] == "train" and run.fitted_on["n_samples"] == 24
+    with pytest.raises(CommandError, match="scored on"):
+        call_command("run_model", *common, "--fit-split", "train,dev")
+    with pytest.raises(CommandError, match="params.fit_split"):
+        call_command("run_model", *common[:2], "--params", '{"fit_split": "train"}', *common[4:])
+    assert ModelRun.objects.count() == 1
+
+
+@pytest.mark.django_db
 def test_it_runs_a_model_run_in_process_and_scores_it(capsys):
     small_split("dev")
     call_command("run_model", "--backend", "random", "--split", "dev", "--now")
@@ -159,3 +175,15 @@ def test_it_derives_a_run_from_the_command_line_and_refuses_fitting_on_it(capsys
             "--fit-sources",
             str(b.pk),
         )
+
+
+@pytest.mark.django_db
+def test_train_crossencoder_on_two_splits_records_both_in_the_fit_split(capsys):
+    from predictions.models import TrainedModel
+
+    small_split("train")
+    small_split("dev", first_homonym=4)
+    call_command("train_crossencoder", "--split", "train,dev", "--kind", "biencoder")
+    model = TrainedModel.objects.get()
+    assert (model.split.name, model.fit_split, model.params) == ("train", "train,dev", {})
+    assert f"training job {model.pk} queued" in capsys.readouterr().out

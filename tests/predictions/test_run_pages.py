@@ -96,13 +96,15 @@ def test_it_shows_parameters_and_fitted_on_as_json_that_can_be_pasted_back(
     run = running_run(
         split,
         status="succeeded",
-        params={"tune": True, "fit_split": "train", "band": [1.5, 4.5]},
+        params={"tune": True, "band": [1.5, 4.5]},
+        fit_split="train",
         fitted_on={"split": "train", "split_id": 7, "n_samples": 24},
     )
     page = researcher_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
     params = parse_code(page, "run-params")
     fitted = parse_code(page, "run-fitted-on")
-    assert params == '{"band": [1.5, 4.5], "fit_split": "train", "tune": true}'
+    assert params == '{"band": [1.5, 4.5], "tune": true}'
+    assert 'id="run-fit-split">train<' in page
     assert json.loads(params) == run.params and json.loads(fitted) == run.fitted_on
     assert "True" not in params and "'" not in fitted
 

@@ -131,7 +131,7 @@ def test_it_requeues_runs_left_running_by_a_restarted_node(django_capture_on_com
 def test_it_fits_a_tuned_constant_on_another_split_and_records_it():
     split = small_split("dev")
     small_split("train", first_homonym=4)
-    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "train"})
+    run = make_run(split, backend="constant", params={"tune": True}, fit_split="train")
     run = run_execute(run.pk)
     assert run.status == ModelRun.Status.SUCCEEDED
     assert run.fitted_on["split"] == "train" and run.fitted_on["n_samples"] == 24
@@ -140,7 +140,7 @@ def test_it_fits_a_tuned_constant_on_another_split_and_records_it():
 
 def test_it_refuses_to_fit_on_the_split_it_scores():
     split = small_split("dev")
-    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "dev"})
+    run = make_run(split, backend="constant", params={"tune": True}, fit_split="dev")
     run = run_execute(run.pk)
     assert run.status == ModelRun.Status.FAILED and FitOnScoredSamples.__name__ in run.error
     assert run.predictions.count() == 0
@@ -193,7 +193,7 @@ def test_a_long_fit_keeps_the_run_alive_through_the_backends_heartbeat():
 
 def test_a_failed_run_stores_a_short_error_and_logs_the_traceback(caplog):
     split = small_split("dev")
-    run = make_run(split, backend="constant", params={"tune": True, "fit_split": "dev"})
+    run = make_run(split, backend="constant", params={"tune": True}, fit_split="dev")
     run = run_execute(run.pk)
     assert run.status == ModelRun.Status.FAILED
     assert run.error.startswith(FitOnScoredSamples.__name__ + ": ")

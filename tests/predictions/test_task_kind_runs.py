@@ -42,7 +42,7 @@ def test_the_minilm_relatedness_run_correlates_with_mean_relatedness(rawc_data):
 def test_the_knn_probe_fits_on_the_train_set_and_reports_each_set():
     fool_samples()
     test = Split.objects.get(dataset__name="fool-sample", name="test")
-    run = run_create(name="knn", backend="knn_probe", params={"fit_split": "train"},
+    run = run_create(name="knn", backend="knn_probe", params={}, fit_split="train",
                      split=test, enqueue=False)  # fmt: skip
     run = run_execute(run.pk)
     assert run.status == ModelRun.Status.SUCCEEDED, run.error

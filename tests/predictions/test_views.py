@@ -61,16 +61,35 @@ def test_it_starts_a_run_from_the_site_and_queues_it(
     assert len(callbacks) == 1  # the worker is told only after the commit
 
 
+def test_it_starts_a_run_that_fits_on_two_other_splits_and_shows_them(researcher_client, split):
+    small_split("train", first_homonym=4)
+    small_split("test", first_homonym=8)
+    form = prefixed(
+        "run", backend="constant", split=split.pk, params='{"tune": true}', fit_split="train, test"
+    )
+    response = researcher_client.post(reverse("runs:start"), form)
+    run = ModelRun.objects.get()
+    assert response.status_code == 302 and run.fit_split == "train,test"
+    assert run.params == {"tune": True}
+    page = researcher_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert 'id="run-fit-split">train,test<' in page
+    assert "train,test" in researcher_client.get(reverse("runs:list")).content.decode()
+
+
 @pytest.mark.parametrize(
-    "backend, params, problem",
+    "backend, params, fit_split, problem",
     [
-        ("random", "{not json", "not valid JSON"),
-        ("random", '{"colour": 1}', "colour"),
-        ("constant", '{"tune": true, "fit_split": "dev"}', "split it is scored on"),
+        ("random", "{not json", "", "not valid JSON"),
+        ("random", '{"colour": 1}', "", "colour"),
+        ("constant", '{"tune": true}', "dev", "split it is scored on"),
+        ("constant", '{"tune": true}', "nope", "no split &#x27;nope&#x27;"),
+        ("constant", '{"tune": true, "fit_split": "train"}', "", "params.fit_split: not a"),
     ],
 )
-def test_it_refuses_a_bad_run_and_says_why(researcher_client, split, backend, params, problem):
-    form = prefixed("run", backend=backend, split=split.pk, params=params)
+def test_it_refuses_a_bad_run_and_says_why(
+    researcher_client, split, backend, params, fit_split, problem
+):
+    form = prefixed("run", backend=backend, split=split.pk, params=params, fit_split=fit_split)
     response = researcher_client.post(reverse("runs:start"), form)
     assert response.status_code == 400 and problem in response.content.decode()
     assert not ModelRun.objects.exists()
@@ -125,6 +144,20 @@ def test_it_queues_a_training_job_from_the_site(
     assert len(callbacks) == 1
     page = researcher_client.get(reverse("runs:trained_model", args=[model.pk])).content.decode()
     assert "Training log" in page
+
+
+def test_it_queues_a_training_job_on_two_splits_from_the_site(researcher_client, split):
+    small_split("train", first_homonym=4)
+    data = prefixed("train", split=split.pk, kind="biencoder", fit_split="train,dev", params="")
+    researcher_client.post(reverse("runs:train"), data)
+    model = TrainedModel.objects.get()
+    assert (model.fit_split, model.params, model.name) == (
+        "train,dev",
+        {},
+        "biencoder on train+dev",
+    )
+    page = researcher_client.get(reverse("runs:trained_model", args=[model.pk])).content.decode()
+    assert 'id="model-fit-split">train,dev<' in page
 
 
 def test_it_derives_a_stacked_run_from_the_site_and_refuses_fitting_on_scored_samples(

@@ -42,7 +42,6 @@ def labelled_samples(splits: list[str], data_dir: Path) -> list[dict]:
 def backend_fit_predict(name: str, params: dict) -> FitPredict:
     """``fit_predict`` for :func:`cross_validate`: a fresh backend per fold, prepared on the
     fit samples, predicting through the runner's own loop (whole stories per batch)."""
-    params = {k: v for k, v in params.items() if k != "fit_split"}
     get_backend(name, **params)  # refuse bad parameters before any fold runs
 
     def fit_predict(fit: list[dict], test: list[dict]) -> list[float]:

@@ -15,6 +15,9 @@ class Command(BaseCommand):
         parser.add_argument("--split", required=True, help="e.g. dev")
         parser.add_argument("--dataset", default="ambistory")
         parser.add_argument("--params", default="{}", help="backend parameters as JSON")
+        parser.add_argument(
+            "--fit-split", default="", help="split(s) the backend fits on, e.g. train or train,dev"
+        )
         parser.add_argument("--name", default="")
         parser.add_argument("--now", action="store_true", help="run in this process")
 
@@ -26,6 +29,7 @@ class Command(BaseCommand):
                 backend=opts["backend"],
                 params=json.loads(opts["params"]),
                 split=split,
+                fit_split=opts["fit_split"],
                 enqueue=not opts["now"],
             )
         except Split.DoesNotExist as exc:

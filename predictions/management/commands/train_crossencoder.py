@@ -28,14 +28,13 @@ class Command(BaseCommand):
         names = split_names(opts["split"]) or ["train"]
         try:
             params = json.loads(opts["params"])
-            if len(names) > 1:
-                params["fit_split"] = names
             split = Split.objects.get(dataset__name=opts["dataset"], name=names[0])
             model = trained_model_create(
                 name=opts["name"],
                 split=split,
                 kind=opts["kind"],
                 params=params,
+                fit_split=names if len(names) > 1 else "",
             )
         except Split.DoesNotExist as exc:
             raise CommandError(f"no split {opts['dataset']}/{names[0]}") from exc
