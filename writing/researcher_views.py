@@ -124,10 +124,16 @@ def pair_flag(request: HttpRequest, pair_pk: int) -> HttpResponse:
     return redirect("writing:pool")
 
 
+def _decision_filter(request: HttpRequest) -> str:
+    """The review lists' ``?decision=`` filter: ``pending`` when absent, ``""`` (every
+    decision) when it names none."""
+    decision = request.GET.get("decision", "pending")
+    return decision if decision in DECISIONS else ""
+
+
 @researcher_required
 def sentence_list(request: HttpRequest) -> HttpResponse:
-    decision = request.GET.get("decision", "pending")
-    decision = decision if decision in DECISIONS else ""
+    decision = _decision_filter(request)
     ctx = {
         "sentences": selectors.sentences_for_review(decision),
         "decision": decision,
@@ -234,8 +240,7 @@ def _endpoints():
 
 @researcher_required
 def ending_list(request: HttpRequest) -> HttpResponse:
-    decision = request.GET.get("decision", "pending")
-    decision = decision if decision in DECISIONS else ""
+    decision = _decision_filter(request)
     ctx = {
         "endings": selectors.endings_for_review(decision),
         "decision": decision,

@@ -9,6 +9,8 @@ reason; logged, never deleting text), ``precontext_request`` (queues the B.2 job
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -21,6 +23,7 @@ from . import defaults, llm, rules
 from .models import (
     Cleanup,
     Ending,
+    LLMRequest,
     Precontext,
     ReviewDecision,
     Reviewed,
@@ -28,6 +31,8 @@ from .models import (
     WrittenSetup,
 )
 from .services import WritingError
+
+Job = TypeVar("Job", bound=LLMRequest)
 
 
 def _endpoint_check(endpoint: str, model: str) -> None:
@@ -40,9 +45,18 @@ def _endpoint_check(endpoint: str, model: str) -> None:
 # --- review --------------------------------------------------------------------------------
 
 
-def _decide(item: Reviewed, decision: str, edited_text: str, reason: str, by) -> None:
+def _decide(
+    item: Reviewed, decision: str, edited_text: str, reason: str, by, *, homonym: str
+) -> None:
+    """Record a review: the item's decision, reason and edit (an accepted edit must pass the
+    writers' rule for its kind of text, with ``homonym``), and its line in the log."""
     if decision not in Reviewed.Decision.values:
         raise WritingError("Unknown decision.")
+    if decision == Reviewed.Decision.ACCEPTED and edited_text.strip():
+        rule = rules.sentence_problem if isinstance(item, Sentence) else rules.ending_problem
+        problem = rule(edited_text, homonym)
+        if problem:
+            raise WritingError(problem)
     if decision == Reviewed.Decision.REJECTED and not reason.strip():
         raise WritingError("Please give a reason for rejecting.")
     before = item.final_text
@@ -71,11 +85,7 @@ def sentence_review(
     sentence = Sentence.objects.select_for_update().get(pk=sentence.pk)
     if WrittenSetup.objects.filter(sentence=sentence).exists():
         raise WritingError("This sentence is already part of a setup.")
-    if decision == Reviewed.Decision.ACCEPTED and edited_text.strip():
-        problem = rules.sentence_problem(edited_text, sentence.pair.homonym.form)
-        if problem:
-            raise WritingError(problem)
-    _decide(sentence, decision, edited_text, reason, by)
+    _decide(sentence, decision, edited_text, reason, by, homonym=sentence.pair.homonym.form)
     return sentence
 
 
@@ -93,11 +103,7 @@ def ending_review(
     if ending.story_id:
         raise WritingError("This ending is already a story.")
     setup = ending.slot.written.setup
-    if decision == Reviewed.Decision.ACCEPTED and edited_text.strip():
-        problem = rules.ending_problem(edited_text, setup.homonym.form)
-        if problem:
-            raise WritingError(problem)
-    _decide(ending, decision, edited_text, reason, by)
+    _decide(ending, decision, edited_text, reason, by, homonym=setup.homonym.form)
     if decision == Reviewed.Decision.ACCEPTED:
         story, _ = Story.objects.get_or_create(setup=setup, ending=ending.final_text)
         if hasattr(story, "written_ending"):
@@ -108,6 +114,14 @@ def ending_review(
 
 
 # --- precontexts and clean-ups (the LLM jobs) ----------------------------------------------
+
+
+def _queued(job: type[Job], task, /, **fields) -> Job:
+    """A new LLM request row, and its Celery ``task`` sent once the row is committed."""
+    with transaction.atomic():
+        row = job._default_manager.create(**fields)
+        transaction.on_commit(lambda: task.delay(row.pk))
+    return row
 
 
 def precontext_request(
@@ -127,16 +141,15 @@ def precontext_request(
         raise WritingError(f"Unknown prompt {prompt_version!r}.")
     if sentence.decision != Reviewed.Decision.ACCEPTED:
         raise WritingError("Accept the sentence before generating its precontext.")
-    with transaction.atomic():
-        row = Precontext.objects.create(
-            sentence=sentence,
-            prompt_version=prompt_version,
-            endpoint=endpoint,
-            model=model,
-            created_by=by,
-        )
-        transaction.on_commit(lambda: generate_precontext.delay(row.pk))
-    return row
+    return _queued(
+        Precontext,
+        generate_precontext,
+        sentence=sentence,
+        prompt_version=prompt_version,
+        endpoint=endpoint,
+        model=model,
+        created_by=by,
+    )
 
 
 def precontext_write(
@@ -202,18 +215,17 @@ def cleanup_request(
     if item is None:
         raise WritingError("Nothing to clean up.")
     version = defaults.SENTENCE_CLEANUP_PROMPT if sentence else defaults.ENDING_CLEANUP_PROMPT
-    with transaction.atomic():
-        row = Cleanup.objects.create(
-            sentence=sentence,
-            ending=ending,
-            original=item.final_text,
-            prompt_version=version,
-            endpoint=endpoint,
-            model=model,
-            created_by=by,
-        )
-        transaction.on_commit(lambda: generate_cleanup.delay(row.pk))
-    return row
+    return _queued(
+        Cleanup,
+        generate_cleanup,
+        sentence=sentence,
+        ending=ending,
+        original=item.final_text,
+        prompt_version=version,
+        endpoint=endpoint,
+        model=model,
+        created_by=by,
+    )
 
 
 @transaction.atomic

@@ -100,6 +100,25 @@ def test_researchers_review_generate_accept_and_clean_up(client, researcher, set
     assert Ending.objects.count() == 1
 
 
+@pytest.mark.parametrize(
+    "name, pending, accepted",
+    [("sentences", [], ["accepted"]), ("endings", ["pending"], [])],
+)
+def test_the_review_lists_show_pending_by_default_and_filter_by_decision(
+    client, researcher, name, pending, accepted
+):
+    writing_world(researcher)  # one accepted sentence, one pending ending
+    client.force_login(researcher)
+
+    def shown(**query) -> tuple[str, list[str]]:
+        context = client.get(reverse(f"writing:{name}"), query).context
+        return context["decision"], [item.decision for item in context[name]]
+
+    assert shown() == ("pending", pending)
+    assert shown(decision="accepted") == ("accepted", accepted)
+    assert shown(decision="all") == shown(decision="nonsense") == ("", pending + accepted)
+
+
 def test_the_pool_takes_a_file_and_flags_pairs(client, researcher):
     client.force_login(researcher)
     text = (

@@ -14,9 +14,10 @@ from tests.writing.helpers import (
     make_pool,
     open_writing_study,
     qualified_writer,
+    writing_world,
 )
 from writing import review, services
-from writing.models import Draw, Precontext, ReviewDecision, Sentence
+from writing.models import Draw, Ending, Precontext, ReviewDecision, Sentence
 
 pytestmark = pytest.mark.django_db
 
@@ -102,9 +103,24 @@ def test_review_never_deletes_text_and_logs_every_decision(researcher):
     )
     second.refresh_from_db()
     assert second.text == SENTENCES[form] and second.final_text.startswith("In the end")
+    with pytest.raises(services.WritingError):  # an accepted edit keeps the writers' rule
+        review.sentence_review(
+            sentence=second, decision="accepted", edited_text="No word here.", by=researcher
+        )
     assert Sentence.objects.count() == 2
     log = list(ReviewDecision.objects.order_by("id").values_list("decision", "reason"))
     assert log == [("rejected", "not ambiguous"), ("accepted", "")]
+
+
+def test_an_accepted_edit_of_an_ending_may_not_use_the_word_and_logs_nothing(researcher):
+    ending = Ending.objects.get(pk=writing_world(researcher)["ending_pk"])
+    form = ending.slot.written.setup.homonym.form
+    with pytest.raises(services.WritingError, match="must not contain"):
+        review.ending_review(
+            ending=ending, decision="accepted", edited_text=f"They liked the {form}.", by=researcher
+        )
+    assert Ending.objects.get().decision == "pending"
+    assert not ReviewDecision.objects.filter(ending=ending).exists()
 
 
 def test_the_whole_pipeline_ends_in_a_rating_study_with_six_samples_per_setup(
