@@ -72,7 +72,6 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-SITE_ROOT = os.environ.get("SITE_ROOT", "http://127.0.0.1:8000")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
