@@ -36,6 +36,14 @@ worker_class = "gthread"
 workers = _int("WEB_CONCURRENCY", 3)
 threads = _int("GUNICORN_THREADS", 4)
 
+# The app is imported once in the master and the workers are forked from it: every worker is
+# ready at the same moment (with lazy loading the first one to finish importing Django took
+# the whole first burst of keep-alive connections: in the 200-participant bench one worker
+# served 6x the requests of another and ran out of CPU while the others idled), and a worker
+# replaced after max_requests starts in milliseconds. The app opens no database connection
+# at import, so no connection is shared across the fork. GUNICORN_PRELOAD=0 turns it off.
+preload_app = os.environ.get("GUNICORN_PRELOAD", "1") not in ("", "0")
+
 # A request running longer than this is a bug (exports stream, model runs go to Celery):
 # its worker is restarted. Graceful stop: requests in flight get this long to finish.
 timeout = _int("GUNICORN_TIMEOUT", 30)

@@ -135,6 +135,17 @@ DATABASES = {
         conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "DB_SERVER_SIDE_BINDING", True
+):
+    # Parameters travel apart from the SQL, so psycopg prepares a statement that a
+    # connection runs for the fifth time and PostgreSQL stops parsing and planning it anew:
+    # the rating path's handful of statements repeat on every persistent connection.
+    # (Django turns psycopg's automatic preparation off for connection poolers in
+    # transaction mode; AmbiSite talks to PostgreSQL directly, docs/deployment.md.)
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"server_side_binding": True, "prepare_threshold": 5}
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default lives under var/, which a fresh clone does not have yet.
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
@@ -187,7 +198,10 @@ LOGOUT_REDIRECT_URL = "/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
+# The site is written in English only (no app has translations). Without translation
+# machinery every template variable skips the per-thread language look-up, which was about
+# a tenth of a rating page's rendering (docs/performance.md).
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "/static/"

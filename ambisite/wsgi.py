@@ -1,6 +1,35 @@
+"""The WSGI application (gunicorn: ``ambisite.wsgi:application``, see gunicorn.conf.py).
+
+Everything a first request would otherwise load is loaded here, when the server imports this
+module: the URL configuration (and with it every view module, scipy included) and the
+participant pages' templates. With gunicorn's ``preload_app`` that happens once in the
+master and every worker is forked with it, so no worker spends its first requests (several
+CPU-seconds each) importing; without preload each worker does it before it serves."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
 application = get_wsgi_application()
+
+WARM_TEMPLATES = (
+    "studies/welcome.html",
+    "studies/qualification.html",
+    "studies/rate.html",
+    "studies/done.html",
+    "studies/problem.html",
+)
+
+
+def warm_up() -> None:
+    """Import the URL configuration and compile the participant templates (no database)."""
+    from django.template.loader import get_template
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018  (a lazy property: reading it imports)
+    for name in WARM_TEMPLATES:
+        get_template(name)
+
+
+warm_up()

@@ -87,14 +87,18 @@ def position(response) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def rate_all(client, study, first, checks, on_item) -> int:
-    """Answer every item, one POST per item with redirects followed; ``on_item`` wraps each."""
+def rate_all(client, study, first, checks, on_item, script: bool = False) -> int:
+    """Answer every item, one POST per item with redirects followed; ``on_item`` wraps each.
+    ``script``: as rating.js posts (``X-Rating-Page: 1``), so the answer is the next page."""
+    headers = {"X-Rating-Page": "1"} if script else {}
     response, n = first, 0
     pos = position(response)
     while pos is not None:
         url = f"/s/{study.slug}/rate/{pos}/"
         data = {"score": checks.get(pos, 3), "comment": ""}
-        response = on_item(lambda url=url, data=data: client.post(url, data, follow=True))
+        response = on_item(
+            lambda url=url, data=data: client.post(url, data, follow=True, headers=headers)
+        )
         n += 1
         pos = position(response)
     assert b"DONE" in response.content or b"completion" in response.content.lower(), "not done"
@@ -115,7 +119,14 @@ def main() -> None:
     parser.add_argument(
         "--profile", action="store_true", help="print where the item requests spend CPU (cProfile)"
     )
+    parser.add_argument(
+        "--client",
+        choices=["form", "script"],
+        default="form",
+        help="form: POST, 303, GET per item; script: rating.js's one POST answered with the page",
+    )
     args = parser.parse_args()
+    script = args.client == "script"
     url = scratch_database_url("rating")
     setup_django(url)
     from django.conf import settings
@@ -137,7 +148,7 @@ def main() -> None:
         per_item.append(len(q.captured_queries))
         return response
 
-    rate_all(client, study, first, checks_of(f"{1:024x}"), counted)
+    rate_all(client, study, first, checks_of(f"{1:024x}"), counted, script)
     # CPU, more participants, no query logging
     cpu_item: list[float] = []
     cpu_arrival: list[float] = []
@@ -165,9 +176,12 @@ def main() -> None:
         t0 = time.process_time()
         first = arrive(client, study, f"{n:024x}")
         cpu_arrival.append((time.process_time() - t0) * 1000)
-        rate_all(client, study, first, checks_of(f"{n:024x}"), timed)
+        rate_all(client, study, first, checks_of(f"{n:024x}"), timed, script)
     vendor = connection.vendor
-    print(f"database: {vendor}; DEBUG={settings.DEBUG}; {len(cpu_item)} items timed")
+    print(
+        f"database: {vendor}; DEBUG={settings.DEBUG}; client {args.client};"
+        f" {len(cpu_item)} items timed"
+    )
     print(
         f"arrival (link to first item): {arrival_queries} queries, "
         f"{statistics.median(cpu_arrival):.1f} ms CPU (median)"

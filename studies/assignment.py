@@ -37,8 +37,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Q, Value
@@ -55,12 +54,14 @@ LOCK_ROUNDS = 3
 QUEUED_ROUNDS = 200
 
 
+_SLOTS = Slot._meta.db_table  # a plain identifier: the hand-written reads name it as is
+
+
 class BatchUnavailable(Exception):
     """No batch can be formed for this arrival right now (the study is full)."""
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     slot_id: int
     setup_id: int
     number: int
@@ -117,36 +118,91 @@ def slots_create(study: Study) -> int:
     return len(new)
 
 
-def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[Candidate]:
-    """Pick ``k`` free slots from ``k`` different setups (pure; no database).
+class SetupFree(NamedTuple):
+    """One setup's free slots as an arrival sees them: how many, and the lowest number."""
 
-    Setups with the most free slots go first: that is what keeps the last arrivals able to
-    form a batch of distinct setups. Within a setup the slot with the lowest number (the
-    sample with the fewest ratings so far) goes first; ties are broken at random.
-    """
-    by_setup: dict[int, list[Candidate]] = {}
+    setup_id: int
+    free: int
+    low: int
+
+
+def rank(setups: Iterable[SetupFree], k: int, rng: random.Random) -> list[SetupFree]:
+    """The ``k`` setups a batch takes (pure; no database): setups with the most free slots
+    go first, which is what keeps the last arrivals able to form a batch of distinct setups;
+    then the one whose lowest free slot number is lowest (its samples have the fewest
+    ratings so far); ties are broken at random. Fewer than ``k`` when there are fewer."""
+    keyed = sorted(((-s.free, s.low, rng.random()), i, s) for i, s in enumerate(setups))
+    return [s for _, _, s in keyed[:k]]
+
+
+def pick(candidates: Iterable[Candidate], setups: Sequence[SetupFree], rng) -> list[Candidate]:
+    """One slot for each of ``setups`` (pure): at random among that setup's candidates with
+    the lowest number. A setup without a candidate gets none."""
+    low: dict[int, list[Candidate]] = {}
     for cand in candidates:
-        by_setup.setdefault(cand.setup_id, []).append(cand)
-    keyed = []
-    for setup_id, cands in by_setup.items():
-        low = min(c.number for c in cands)
-        keyed.append(((-len(cands), low, rng.random()), setup_id))
-    keyed.sort()
-    picked = []
-    for _, setup_id in keyed[:k]:
-        cands = by_setup[setup_id]
-        low = min(c.number for c in cands)
-        picked.append(rng.choice([c for c in cands if c.number == low]))
-    return picked
+        have = low.get(cand.setup_id)
+        if not have or cand.number < have[0].number:
+            low[cand.setup_id] = [cand]
+        elif cand.number == have[0].number:
+            have.append(cand)
+    return [rng.choice(low[s.setup_id]) for s in setups if s.setup_id in low]
 
 
-def _free_candidates(study: Study, skip_setups: set[int]) -> list[Candidate]:
-    rows = (
-        Slot.objects.filter(study=study, status=Slot.Status.FREE)
-        .exclude(setup_id__in=skip_setups)
-        .values_list("id", "setup_id", "number")
-    )
-    return [Candidate(*row) for row in rows]
+def summarise(candidates: Iterable[Candidate]) -> list[SetupFree]:
+    """Candidates per setup: how many and the lowest number (what ``rank`` needs)."""
+    by_setup: dict[int, tuple[int, int]] = {}
+    for c in candidates:
+        n, low = by_setup.get(c.setup_id, (0, c.number))
+        by_setup[c.setup_id] = (n + 1, min(low, c.number))
+    return [SetupFree(setup_id, n, low) for setup_id, (n, low) in by_setup.items()]
+
+
+def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[Candidate]:
+    """Pick ``k`` free slots from ``k`` different setups (pure; no database): the setups
+    ``rank`` puts first, and in each the slot ``pick`` takes. The database path below does
+    the same in two reads (per-setup counts, then the chosen setups' lowest slots), so it
+    never loads every free slot of the study."""
+    candidates = list(candidates)
+    return pick(candidates, rank(summarise(candidates), k, rng), rng)
+
+
+def _free_setups(
+    study: Study, skip_setups: set[int], skipped: Iterable[Candidate]
+) -> list[SetupFree]:
+    """Per setup: its free slots and their lowest number, leaving out ``skipped`` (rows
+    other arrivals hold: counted off here, in Python) and the setups in ``skip_setups``
+    (already in the batch). One GROUP BY over the study's free slots, a row per setup and
+    slot number, instead of a row per slot."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT setup_id, number, count(*) FROM {_SLOTS}"
+            " WHERE study_id = %s AND status = 'free' GROUP BY setup_id, number",
+            [study.pk],
+        )
+        counts = {(setup_id, number): n for setup_id, number, n in cursor.fetchall()}
+    for cand in skipped:
+        key = (cand.setup_id, cand.number)
+        if key in counts:
+            counts[key] -= 1
+    per_setup: dict[int, tuple[int, int]] = {}
+    for (setup_id, number), n in counts.items():
+        if n <= 0 or setup_id in skip_setups:
+            continue
+        free, low = per_setup.get(setup_id, (0, number))
+        per_setup[setup_id] = (free + n, min(low, number))
+    return [SetupFree(setup_id, free, low) for setup_id, (free, low) in per_setup.items()]
+
+
+def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
+    """The free slots of ``setups`` at their lowest number (a few per setup), but ``skip``."""
+    pairs = " OR ".join("(setup_id = %s AND number = %s)" for _ in setups)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, setup_id, number FROM {_SLOTS}"
+            f" WHERE study_id = %s AND status = 'free' AND ({pairs})",
+            [study.pk, *(v for s in setups for v in (s.setup_id, s.low))],
+        )
+        return [Candidate(*row) for row in cursor.fetchall() if row[0] not in skip]
 
 
 def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candidate]:
@@ -155,27 +211,28 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     Raises ``BatchUnavailable`` when the committed free slots cannot make a batch at all,
     ``_Contended`` when they could but other arrivals hold the rows we need right now."""
     taken: list[Candidate] = []
-    skipped: set[int] = set()
+    skipped: dict[int, Candidate] = {}
     for _ in range(rounds):
         need = k - len(taken)
-        pool = _free_candidates(study, {c.setup_id for c in taken})
-        picks = choose([c for c in pool if c.slot_id not in skipped], need, rng)
-        if len(picks) < need:
-            if len(choose(pool, need, rng)) < need:
+        taken_setups = {c.setup_id for c in taken}
+        chosen = rank(_free_setups(study, taken_setups, skipped.values()), need, rng)
+        if len(chosen) < need:
+            if len(_free_setups(study, taken_setups, ())) < need:
                 break
             skipped.clear()  # the rows we need are held by others: look again shortly
             time.sleep(rng.uniform(0.005, 0.03))
             continue
+        picks = pick(_lowest_slots(study, chosen, set(skipped)), chosen, rng)
         locked = set(
             Slot.objects.select_for_update(skip_locked=True)
             .filter(id__in=[c.slot_id for c in picks], status=Slot.Status.FREE)
             .values_list("id", flat=True)
         )
         taken += [c for c in picks if c.slot_id in locked]
-        skipped |= {c.slot_id for c in picks if c.slot_id not in locked}
+        skipped.update((c.slot_id, c) for c in picks if c.slot_id not in locked)
         if len(taken) == k:
             return taken
-    if len(choose(_free_candidates(study, set()), k, rng)) < k:
+    if len(_free_setups(study, set(), ())) < k:
         raise BatchUnavailable("No batch of distinct setups is free.")
     raise _Contended
 
@@ -208,7 +265,7 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
         cases = " ".join("WHEN %s THEN %s" for _ in slots)
         marks = ", ".join("%s" for _ in slots)
         sql = (
-            f"UPDATE {connection.ops.quote_name(Slot._meta.db_table)} SET status = 'reserved',"
+            f"UPDATE {_SLOTS} SET status = 'reserved',"
             f" participant_id = %s, reserved_at = %s, position = CASE id {cases} END"
             f" WHERE id IN ({marks}) AND status = 'free'"
         )

@@ -221,6 +221,27 @@ class RatingForm(forms.Form):
         scale = [(n, str(n)) for n in range(low, high + 1)]
         self.fields["score"].choices = scale  # type: ignore[attr-defined]  # a ChoiceField
 
+    @staticmethod
+    def shown(score=None, nonsensical=False, comment="", error=False) -> dict[str, object]:
+        """What the rating page's controls show (rate.html's ``answer``): the chosen score
+        as text ("" for none), the box, the comment, and whether to say a score is missing.
+        A page showing a saved (or no) answer needs no form instance for this."""
+        return {
+            "score": "" if score is None else str(score),
+            "nonsensical": bool(nonsensical),
+            "comment": comment or "",
+            "error": error,
+        }
+
+    def shown_answer(self) -> dict[str, object]:
+        """``shown`` for this form: what was sent (a refused answer is shown again)."""
+        return self.shown(
+            self["score"].value(),
+            self["nonsensical"].value(),
+            self["comment"].value(),
+            "score" in self.errors if self.is_bound else False,
+        )
+
 
 class SampleTextsForm(forms.Form):
     """The texts a sample shows. Saving a change makes a new version of the setup, story or

@@ -74,7 +74,7 @@ def rate(request: HttpRequest, pk: int, pos: int) -> HttpResponse:
     ctx = _ctx(
         study,
         item=items[pos],
-        form=form,
+        answer=form.shown_answer(),
         pos=pos,
         total=len(items),
         finished=pos,

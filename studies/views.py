@@ -340,30 +340,51 @@ def _see_other(url: str) -> HttpResponse:
     return _SeeOther(url)
 
 
+# rating.js sends Next with fetch() and this header: the POST then answers with the next
+# item's page itself (200, its address in PAGE_URL_HEADER) instead of a 303 the browser
+# would follow with a second request; the script swaps the page in and moves the address
+# bar there. Without the script the form posts normally and gets the 303.
+IN_PAGE_HEADER = "X-Rating-Page"
+PAGE_URL_HEADER = "X-Page-Url"
+
+
+def _in_page(request: HttpRequest) -> bool:
+    return request.headers.get(IN_PAGE_HEADER) == "1"
+
+
 @require_http_methods(["GET", "POST"])
 def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
-    """One item (Figure 4). Next POSTs here, saves, and answers 303 straight to the next
-    open item's page (or the code page)."""
+    """One item (Figure 4). Next POSTs here and saves; the answer is a 303 straight to the
+    next open item's page (or the code page), or that page itself for rating.js."""
     study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
     if other:  # e.g. the last item sent twice: nothing is stored, the code page is shown
         return other
+    form = None
     if request.method == "POST":
         form = RatingForm(request.POST, kind=study.task_kind)
         if form.is_valid():
             return _save(request, study, participant, pos, form)
+    return _item_page(request, study, participant, pos, form)
+
+
+def _item_page(request, study, participant, pos: int, form) -> HttpResponse:
+    """The page of the item at ``pos`` (``form``: the refused answer to show again)."""
     rows = selectors.batch_rows(participant.pk)
     reachable = next((r[0] for r in rows if not r[1]), None)
     row = next((r for r in rows if r[0] == pos), None)
     if row is None or (reachable is not None and pos > reachable):
         return redirect(_where(participant))
     item = selectors.batch_item(participant, row)
-    if request.method == "GET":
-        form = RatingForm(initial=_initial(item), kind=study.task_kind)
+    answer = (
+        form.shown_answer()
+        if form is not None
+        else RatingForm.shown(item.score, item.nonsensical, item.comment)
+    )
     done = sum(1 for row in rows if row[1])
     ctx = {
         "study": study,
         "item": item,
-        "form": form,
+        "answer": answer,
         "pos": pos,
         "total": len(rows),
         "finished": done,
@@ -372,11 +393,12 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
         "seconds_left": _seconds_left(participant),
     }
     response = render(request, "studies/rate.html", ctx)
-    if _shown_at(request, slug, pos) is None:
+    response[PAGE_URL_HEADER] = reverse("participate:rate", args=[study.slug, pos])
+    if _shown_at(request, study.slug, pos) is None:
         response.set_signed_cookie(
-            SHOWN_COOKIE.format(slug),
+            SHOWN_COOKIE.format(study.slug),
             f"{pos}|{timezone.now().isoformat()}",
-            path=reverse("participate:arrive", args=[slug]),
+            path=reverse("participate:arrive", args=[study.slug]),
             secure=settings.SESSION_COOKIE_SECURE,
             httponly=True,
             samesite="Lax",
@@ -386,10 +408,6 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
 
 def _seconds_left(participant: Participant) -> int:
     return max(0, int((participant.deadline() - timezone.now()).total_seconds()))
-
-
-def _initial(item) -> dict:
-    return {"score": item.score, "nonsensical": item.nonsensical, "comment": item.comment}
 
 
 def _save(request, study, participant, pos, form) -> HttpResponse:
@@ -412,6 +430,8 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         return _see_other(_where(participant))
     if next_pos is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
+    if _in_page(request):
+        return _item_page(request, study, participant, next_pos, None)
     return _see_other(reverse("participate:rate", args=[study.slug, next_pos]))
 
 

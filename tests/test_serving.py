@@ -148,6 +148,36 @@ def test_gunicorn_defaults_to_three_gthread_workers_of_four_threads_on_loopback(
     assert conf["timeout"] > 0 and conf["wsgi_app"] == "ambisite.wsgi:application"
 
 
+def test_gunicorn_preloads_the_app_unless_told_not_to(monkeypatch):
+    assert _conf(monkeypatch)["preload_app"] is True
+    assert _conf(monkeypatch, GUNICORN_PRELOAD="0")["preload_app"] is False
+
+
+def test_loading_the_wsgi_module_imports_the_views_and_compiles_the_participant_templates():
+    """What gunicorn's master loads before forking: the URL configuration with every view
+    module, and the participant templates in the cached loader; no database is touched
+    (the URL points nowhere)."""
+    code = (
+        "import sys, ambisite.wsgi as w;"
+        "from django.template import engines;"
+        "loader = engines['django'].engine.template_loaders[0];"
+        "print('studies.views' in sys.modules, 'dashboards.views' in sys.modules,"
+        " all(n in loader.get_template_cache for n in w.WARM_TEMPLATES))"
+    )
+    env = {
+        **os.environ,
+        "DEBUG": "0",
+        "SECRET_KEY": "test",
+        "DATABASE_URL": "postgres://nobody@127.0.0.1:1/none",
+        "DJANGO_SETTINGS_MODULE": "ambisite.settings",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "True"], out.stdout
+
+
 def test_gunicorn_takes_its_sizes_and_bind_from_the_environment(monkeypatch):
     conf = _conf(
         monkeypatch,

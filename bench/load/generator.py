@@ -124,6 +124,8 @@ class Page:
     status: int
     url: str
     text: str
+    headers: dict[str, str] = field(default_factory=dict)  # of the last response
+    redirected: bool = False
 
 
 class Browser:
@@ -154,7 +156,7 @@ class Browser:
                     self.stats.http_errors[step.status] = (
                         self.stats.http_errors.get(step.status, 0) + 1
                     )
-            return Page(r.status, str(r.url), text)
+            return Page(r.status, str(r.url), text, dict(r.headers), bool(r.history))
 
     async def assets(self, page: Page) -> None:
         """Scripts and stylesheets of the page's own origin, each once per browser."""

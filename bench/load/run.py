@@ -143,22 +143,23 @@ def report(stats: generator.Stats, cpu: dict) -> dict:
     return out
 
 
-def run_ambisite(args, url: str, participants: int, capacity: int, size: str) -> dict:
+def run_ambisite(args, url: str, participants: int, capacity: int, size: str, client: str) -> dict:
     workers, threads = (int(x) for x in size.split("x"))
     run_url = tool_ambisite.fresh_run_database(url, participants)
     bind = free_bind()
     log = ROOT / "var" / "bench" / "ambisite-gunicorn.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
     server = tool_ambisite.start(run_url, bind, workers, threads, log)
     try:
         meter = Meter(server.pid, run_url.rsplit("/", 1)[1])
-        profile = tool_ambisite.AmbiSiteProfile()
+        profile = tool_ambisite.AmbiSiteProfile(client)
         first = profile.arrival_url(f"http://{bind}", 0).split("?")[0] + "guidelines/"
         stats, cpu = drive(f"http://{bind}", first, profile, participants, args.timeout, meter)
     finally:
         stop(server)
     out = report(stats, cpu)
     out["server"] = f"gunicorn gthread {size}, DEBUG=0, PostgreSQL"
-    out["size"] = size
+    out["size"], out["client"] = size, client
     out["integrity"] = tool_ambisite.integrity(
         run_url, out["rated_items"], stats.refused > 0, capacity
     )
@@ -249,6 +250,12 @@ def main() -> None:
         default="3x4",
         help="AmbiSite's gunicorn workers x threads, one run each (the repo's config: 3x4)",
     )
+    parser.add_argument(
+        "--clients",
+        default="script,form",
+        help="AmbiSite's browsers, one run each: script (rating.js: one fetch per item) and/or"
+        " form (no script: POST, 303, GET)",
+    )
     parser.add_argument("--potato-threads", type=int, default=8)
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "load.json"))
@@ -283,22 +290,29 @@ def main() -> None:
     try:
         for n in plan:
             for tool in tools:
-                for size in args.sizes.split(",") if tool == "ambisite" else ["1x8"]:
+                variants = (
+                    [(s, c) for s in args.sizes.split(",") for c in args.clients.split(",")]
+                    if tool == "ambisite"
+                    else [("1x8", "")]
+                )
+                for size, client in variants:
                     r = (
-                        run_ambisite(args, url, n, capacity, size)
+                        run_ambisite(args, url, n, capacity, size, client)
                         if tool == "ambisite"
                         else run_potato(args, samples, n)
                     )
                     r["tool"], r["participants"] = tool, n
                     results["runs"].append(r)
-                    print(line(f"{tool} {size}" if tool == "ambisite" else tool, n, r), flush=True)
+                    name = f"{tool} {size} {client}" if tool == "ambisite" else tool
+                    print(line(name, n, r), flush=True)
     finally:
         if "ambisite" in tools:
             tool_ambisite.drop_databases(url)
     results["ratios"] = ratios(results["runs"])
     for r in results["ratios"]:
         print(
-            f"AmbiSite ({r['ambisite_size']})/Potato at {r['participants']}: "
+            f"AmbiSite ({r['ambisite_size']}, {r['ambisite_client']})/Potato at"
+            f" {r['participants']}: "
             f"items/s x{r['items_per_s']}, "
             f"pair p95 x{r['pair_p95']} (target at 200: >= 12 and <= 0.2)"
         )
@@ -322,6 +336,7 @@ def ratios(runs: list[dict]) -> list[dict]:
             {
                 "participants": a["participants"],
                 "ambisite_size": a["size"],
+                "ambisite_client": a.get("client", "form"),
                 "items_per_s": round((a["items_per_s"] or 0) / p["items_per_s"], 2),
                 "pair_p95": round((a["pair_ms"]["p95"] or 0) / p["pair_ms"]["p95"], 3),
             }

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from urllib.parse import urljoin
 
-from generator import Page, Profile
+from generator import Browser, Page, Profile, fill
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SLUG = "load"
@@ -118,7 +119,7 @@ def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> sub
     return subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), *config, "ambisite.wsgi", "-b", bind]
         + ["-k", "gthread", "-w", str(workers), "--threads", str(threads)]
-        + ["--log-level", "warning", "--access-logfile", "/dev/null"],
+        + ["--log-level", "warning"],  # the config leaves the access log off
         cwd=ROOT,
         env=env,
         stdout=log.open("w"),
@@ -184,7 +185,34 @@ def integrity(run_url: str, acknowledged: int, oversubscribed: bool, capacity: i
 
 
 class AmbiSiteProfile(Profile):
+    """``client="script"``: what a browser running the rating page's script (static/js/
+    rating.js) sends on Next: the form's fields as a fetch() POST with ``X-Rating-Page: 1``;
+    the next item's page comes back in that answer (address in ``X-Page-Url``) and is swapped
+    in; any other answer is followed as the script does (a redirect, e.g. to the code page
+    after the last item, is loaded again as a page). ``client="form"``: a browser without
+    scripts, whose form POST is answered 303 and followed with a GET."""
+
     name = "ambisite"
+
+    def __init__(self, client: str = "script"):
+        if client not in ("script", "form"):
+            raise ValueError(f"client must be script or form, not {client!r}")
+        self.client = client
+
+    async def rate(self, browser: Browser, page: Page) -> Page:
+        form = self.form(page)
+        if self.client == "form" or form is None or 'id="rate-form"' not in page.text:
+            return await super().rate(browser, page)
+        url = urljoin(page.url, form.attrs.get("action") or page.url)
+        answer = await browser.request(
+            "POST", url, data=fill(form, self.choose), headers={"X-Rating-Page": "1"}
+        )
+        swapped = answer.headers.get("X-Page-Url")
+        if swapped:
+            return Page(answer.status, urljoin(page.url, swapped), answer.text)
+        if answer.redirected:
+            return await browser.request("GET", answer.url)
+        return answer
 
     def arrival_url(self, base: str, n: int) -> str:
         return f"{base}/s/{SLUG}/?PROLIFIC_PID={n:024x}&STUDY_ID=bench&SESSION_ID=se{n}"

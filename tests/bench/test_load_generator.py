@@ -63,7 +63,10 @@ def test_sustained_rate_uses_the_middle_80_percent_of_completions():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server):
+@pytest.mark.parametrize("client", ["script", "form"])
+def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server, client):
+    """Both browsers finish; the scripted one (rating.js: the next item comes back in the
+    rating's own answer) sends one request per item, the form one two (POST, 303, GET)."""
     from django.db import connection
 
     from annotations.models import Rating
@@ -77,10 +80,15 @@ def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server
     # In its own thread: a session-wide Playwright (the browser tests) keeps an event loop
     # running in this one, and asyncio.run() refuses to start inside it.
     with ThreadPoolExecutor(max_workers=1) as pool:
-        walk = generator.run(live_server.url, tool_ambisite.AmbiSiteProfile(), n, timeout=20)
+        profile = tool_ambisite.AmbiSiteProfile(client)
+        walk = generator.run(live_server.url, profile, n, timeout=20)
         stats = pool.submit(asyncio.run, walk).result()
     assert stats.errors == [] and stats.http_errors == {} and stats.asset_errors == {}
     assert (stats.accepted, stats.finished, stats.refused) == (n, n, 0)
     assert len(stats.pairs) == n * 5  # 4 samples + 1 attention check each
     answered = AttentionAnswer.objects.exclude(score=None).count()
     assert Rating.objects.count() + answered == n * 5
+    # per participant: 5 pairs; the page after the last is the code page (form: its 303 is
+    # followed; script: fetched with the redirect followed, then loaded as a page again)
+    per_item = {"script": 1, "form": 2}[client]
+    assert stats.requests / n - 5 * per_item in range(5, 15)  # arrival, assets, the end

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from studies import assignment, services
-from studies.assignment import Candidate, choose
+from studies.assignment import Candidate, SetupFree, choose, pick, rank
 from studies.models import Slot
 
 from .helpers import open_study, pid
@@ -24,6 +24,46 @@ def test_choose_takes_one_slot_per_setup_and_prefers_fuller_setups_and_lower_num
 def test_choose_returns_fewer_when_there_are_not_enough_setups():
     cands = [Candidate(slot_id=i, setup_id=0, number=i + 1) for i in range(5)]
     assert len(choose(cands, 2, random.Random(1))) == 1
+
+
+def test_rank_orders_by_free_slots_then_lowest_number_and_breaks_ties_at_random():
+    setups = [SetupFree(1, 3, 2), SetupFree(2, 5, 4), SetupFree(3, 3, 1), SetupFree(4, 1, 1)]
+    assert [s.setup_id for s in rank(setups, 3, random.Random(1))] == [2, 3, 1]
+    assert rank(setups, 9, random.Random(1))[-1].setup_id == 4  # fewer than k: all of them
+    tied = [SetupFree(i, 2, 1) for i in range(20)]
+    firsts = {rank(tied, 1, random.Random(seed))[0].setup_id for seed in range(30)}
+    assert len(firsts) > 3
+
+
+def test_pick_takes_a_lowest_numbered_slot_of_each_setup_and_skips_setups_without_one():
+    cands = [Candidate(10, 1, 2), Candidate(11, 1, 3), Candidate(12, 2, 1), Candidate(13, 2, 1)]
+    setups = [SetupFree(1, 2, 2), SetupFree(2, 2, 1), SetupFree(3, 1, 1)]
+    got = pick(cands, setups, random.Random(0))
+    assert [c.setup_id for c in got] == [1, 2]
+    assert got[0].slot_id == 10 and got[1].slot_id in (12, 13)
+    seen = {pick(cands, [SetupFree(2, 2, 1)], random.Random(s))[0].slot_id for s in range(20)}
+    assert seen == {12, 13}
+
+
+@pytest.mark.django_db
+def test_the_database_path_reads_per_setup_counts_not_every_free_slot():
+    """An arrival reads one row per setup (a GROUP BY) and then only the chosen setups'
+    lowest slots: on a study of 40 setups x 6 samples x 5 slots (1200 free slots) it
+    fetches far fewer rows than there are slots."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    study = open_study(40, per_participant=10, ratings=5, checks=0)
+    with CaptureQueriesContext(connection) as ctx:
+        services.participant_arrive(study=study, pid=pid(1))
+    reads = [q["sql"] for q in ctx.captured_queries if "FROM studies_slot" in q["sql"]]
+    assert any("GROUP BY setup_id" in sql for sql in reads)
+    assert not any(
+        sql.startswith('SELECT "studies_slot"."id", "studies_slot"."setup_id"') for sql in reads
+    )
+    taken = Slot.objects.filter(study=study).exclude(status="free")
+    assert taken.count() == 10 and taken.values("setup_id").distinct().count() == 10
+    assert set(taken.values_list("number", flat=True)) == {1}
 
 
 @pytest.mark.django_db

@@ -149,3 +149,46 @@ def test_a_returning_pid_resumes_in_its_browser_and_another_browser_sees_nothing
         assert "Finished Samples" not in tab.content()
     finally:
         second.close()
+
+
+def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
+    page, live_server, study
+):
+    """rating.js sends Next with fetch(): the answer is the next item's page, swapped in
+    (the page is not reloaded: a value set on ``window`` survives), the address bar moves
+    to it, the new title gets the focus, and one request per item reaches the server.
+    Browser Back loads the previous item as a page; the last Next ends on the code page."""
+    arrive(page, live_server, pid(5))
+    take_qualification(page, study, correct=True)
+    page.wait_for_url(re.compile(r"/rate/0/$"))
+    checks = expected_checks(pid(5))
+    page.evaluate("window.keptAcrossItems = 'yes'")
+    sent = []
+    page.on("request", lambda r: sent.append((r.method, r.url)) if "/s/demo/" in r.url else None)
+    page.keyboard.press(str(checks.get(0, 4)))
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/rate/1/$"))
+    assert page.evaluate("window.keptAcrossItems") == "yes"
+    assert [m for m, _ in sent] == ["POST"] and sent[0][1].endswith("/s/demo/rate/0/")
+    assert progress(page) == "Finished Samples: 1/5"
+    assert page.evaluate("document.activeElement.classList.contains('rate-title')")
+    assert page.title().startswith("Sample 2 of 5")
+    page.click(f"label:has(#score-{checks.get(1, 2)})")  # the swapped-in form works by mouse
+    page.click("#next")
+    page.wait_for_url(re.compile(r"/rate/2/$"))
+    assert page.evaluate("window.keptAcrossItems") == "yes"
+    page.go_back()  # the history entry of item 1, loaded as a page
+    page.wait_for_url(re.compile(r"/rate/1/$"))
+    page.wait_for_function("window.keptAcrossItems === undefined")
+    assert page.is_checked(f"#score-{checks.get(1, 2)}")
+    page.click("#next")  # re-saves item 1, then on to the first open item
+    page.wait_for_url(re.compile(r"/rate/2/$"))
+    for pos in range(2, 5):
+        page.wait_for_url(re.compile(rf"/rate/{pos}/$"))
+        page.keyboard.press(str(checks.get(pos, 3)))
+        page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/done/$"))
+    assert page.text_content("#code").strip() == "DONE1234"
+    participant = Participant.objects.get(prolific_pid=pid(5))
+    assert participant.status == "finished"
+    assert Rating.objects.filter(rater=participant.rater).count() == 4

@@ -62,3 +62,48 @@ def test_a_participant_session_never_touches_the_session_table(client):
     assert not any("django_session" in q["sql"] for q in queries.captured_queries)
     assert not Session.objects.exists()
     assert "sessionid" not in client.cookies
+
+
+IN_PAGE_QUERIES = POST_QUERIES + GET_QUERIES - 1  # the participant is read once
+
+
+def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
+    """rating.js posts with ``X-Rating-Page: 1``: the answer is the next item's page (200,
+    its address in ``X-Page-Url``, the time it was shown in the signed cookie), one request
+    per item in fewer queries than the POST and the GET together; after the last item the
+    answer is the 303 to the code page, as for a form."""
+    study = open_study(8, per_participant=6, ratings=2, checks=1)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    participant = Participant.objects.get()
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    client.get(reverse("participate:rate", args=[study.slug, 0]))
+    for pos in range(7):
+        url = reverse("participate:rate", args=[study.slug, pos])
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(
+                url, {"score": checks.get(pos, 3), "comment": ""}, headers={"X-Rating-Page": "1"}
+            )
+        if pos == 6:
+            assert response.status_code == 303
+            assert response["Location"] == reverse("participate:done", args=[study.slug])
+            break
+        assert response.status_code == 200, pos
+        assert response["X-Page-Url"] == reverse("participate:rate", args=[study.slug, pos + 1])
+        assert f"Sample {pos + 2} of 7" in response.content.decode()
+        assert client.cookies[f"shown_{study.slug}"].value.split(":")[0].startswith(f"{pos + 1}|")
+        assert len(queries) <= IN_PAGE_QUERIES, [q["sql"] for q in queries.captured_queries]
+    participant.refresh_from_db()
+    assert participant.status == "finished"
+    assert participant.rater.ratings.count() == 6
+
+
+def test_a_refused_answer_from_the_script_shows_the_same_item_again(client):
+    study = open_study(8, per_participant=6, ratings=2, checks=1)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    url = reverse("participate:rate", args=[study.slug, 0])
+    response = client.post(url, {"score": 9}, headers={"X-Rating-Page": "1"})
+    assert response.status_code == 200 and response["X-Page-Url"] == url
+    assert "Sample 1 of 7" in response.content.decode()
+    assert not Participant.objects.get().rater.ratings.exists()
