@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from ambisite.access import researcher_required
@@ -79,7 +80,8 @@ def rate(request: HttpRequest, pk: int, pos: int) -> HttpResponse:
         total=len(items),
         finished=pos,
         **defaults.page_context(study.task_kind),
-        back=pos - 1 if pos > 0 else None,
+        back_url=reverse("studies:preview_rate", args=[study.pk, pos - 1]) if pos else "",
+        guidelines_url=reverse("studies:preview_guidelines", args=[study.pk]),
         seconds_left=study.time_limit_minutes * 60,
     )
     return render(request, "studies/rate.html", ctx)

@@ -389,7 +389,8 @@ def _item_page(request, study, participant, pos: int, form) -> HttpResponse:
         "total": len(rows),
         "finished": done,
         **defaults.page_context(study.task_kind),
-        "back": pos - 1 if pos > 0 else None,
+        "back_url": reverse("participate:rate", args=[study.slug, pos - 1]) if pos else "",
+        "guidelines_url": reverse("participate:guidelines", args=[study.slug]),
         "seconds_left": _seconds_left(participant),
     }
     response = render(request, "studies/rate.html", ctx)

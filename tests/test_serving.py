@@ -97,6 +97,25 @@ def test_templates_link_hashed_names_that_whitenoise_serves_for_ever(collected, 
     assert Client().get("/static/css/no-such-file.css").status_code == 404
 
 
+def test_a_static_url_is_worked_out_once_per_process(collected, settings, monkeypatch):
+    from django.contrib.staticfiles.storage import staticfiles_storage
+
+    from ambisite.storage import StaticStorage
+
+    settings.STATIC_ROOT = collected
+    for name, value in MANIFEST.items():
+        setattr(settings, name, value)
+    looked_up = []
+    real = StaticStorage.stored_name
+    monkeypatch.setattr(
+        StaticStorage, "stored_name", lambda self, name: looked_up.append(name) or real(self, name)
+    )
+    first = static("js/rating.js")
+    assert static("js/rating.js") == first and first.startswith("/static/js/rating.")
+    assert looked_up == ["js/rating.js"]
+    assert isinstance(staticfiles_storage._wrapped, StaticStorage)
+
+
 # --- /healthz ----------------------------------------------------------------------------------
 
 
