@@ -14,6 +14,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, QuerySet
@@ -395,14 +396,23 @@ class Answer:
     text_version: str = ""  # "setup.story.sense" versions the page showed; "" = current
 
 
-def item_save(*, participant: Participant, position: int, answer: Answer) -> int | None:
-    """Save the answer for the item at ``position`` of the participant's batch and return
-    the position of the first item still open (None: the participant is now finished).
-    Saving the same item again updates it (UNIQUE(rater, sample): never two ratings).
-    Raises ``SessionOver`` when the participant may not rate any more (a late participant
-    is timed out first, committed), ``StudyError`` for an item not in the batch or beyond
-    the first open one. Four queries: lock the participant, read the batch's rows, mark
-    the slot done (compare-and-set), upsert the rating."""
+class Saved(NamedTuple):
+    """What ``item_save`` leaves: the first item still open (None: the participant is now
+    finished) and the batch's rows as they are after the save (the page of the next item
+    is built from them without reading them again)."""
+
+    next_position: int | None
+    rows: list[BatchRow]
+
+
+def item_save(*, participant: Participant, position: int, answer: Answer) -> Saved:
+    """Save the answer for the item at ``position`` of the participant's batch; returns the
+    first item still open and the batch's rows after the save. Saving the same item again
+    updates it (UNIQUE(rater, sample): never two ratings). Raises ``SessionOver`` when the
+    participant may not rate any more (a late participant is timed out first, committed),
+    ``StudyError`` for an item not in the batch or beyond the first open one. Four queries:
+    lock the participant, read the batch's rows, mark the slot done (compare-and-set),
+    upsert the rating."""
     with transaction.atomic():
         participant = _locked(participant)
         late = participant.is_late() and _expire(participant)
@@ -411,7 +421,7 @@ def item_save(*, participant: Participant, position: int, answer: Answer) -> int
     raise SessionOver("Your time for this study has run out.")
 
 
-def _item_save(participant: Participant, position: int, answer: Answer) -> int | None:
+def _item_save(participant: Participant, position: int, answer: Answer) -> Saved:
     if participant.status != Participant.Status.QUALIFIED:
         raise SessionOver("This session can no longer be changed.")
     rows = batch_rows(participant.pk)
@@ -426,13 +436,15 @@ def _item_save(participant: Participant, position: int, answer: Answer) -> int |
         _save_rating(participant, row, answer)
     else:
         _save_check(participant, position, answer)
+    done = {"status": "done"} if row.status == Slot.Status.RESERVED else {}
+    after = [r._replace(answered=True, **done) if r.position == position else r for r in rows]
     left = [p for p in still_open if p != position]
     if left:
-        return left[0]
+        return Saved(left[0], after)
     participant.status = Participant.Status.FINISHED
     participant.finished_at = timezone.now()
     participant.save(update_fields=["status", "finished_at"])
-    return None
+    return Saved(None, after)
 
 
 def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> None:

@@ -367,9 +367,11 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     return _item_page(request, study, participant, pos, form)
 
 
-def _item_page(request, study, participant, pos: int, form) -> HttpResponse:
-    """The page of the item at ``pos`` (``form``: the refused answer to show again)."""
-    rows = selectors.batch_rows(participant.pk)
+def _item_page(request, study, participant, pos: int, form, rows=None) -> HttpResponse:
+    """The page of the item at ``pos`` (``form``: the refused answer to show again; ``rows``:
+    the batch's rows when the caller has them, as a save does)."""
+    if rows is None:
+        rows = selectors.batch_rows(participant.pk)
     reachable = next((r[0] for r in rows if not r[1]), None)
     row = next((r for r in rows if r[0] == pos), None)
     if row is None or (reachable is not None and pos > reachable):
@@ -422,18 +424,18 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         text_version=form.cleaned_data.get("text_version") or "",
     )
     try:
-        next_pos = services.item_save(participant=participant, position=pos, answer=answer)
+        saved = services.item_save(participant=participant, position=pos, answer=answer)
     except services.TextChanged as exc:  # nothing stored: the page shows the new text
         messages.warning(request, exc.reason)
         return _see_other(reverse("participate:rate", args=[study.slug, pos]))
     except services.StudyError:
         participant.refresh_from_db()
         return _see_other(_where(participant))
-    if next_pos is None:
+    if saved.next_position is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
     if _in_page(request):
-        return _item_page(request, study, participant, next_pos, None)
-    return _see_other(reverse("participate:rate", args=[study.slug, next_pos]))
+        return _item_page(request, study, participant, saved.next_position, None, saved.rows)
+    return _see_other(reverse("participate:rate", args=[study.slug, saved.next_position]))
 
 
 def _code_page(request, slug: str, status: str, template: str, code_attr: str):

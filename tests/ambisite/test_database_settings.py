@@ -22,4 +22,3 @@ def test_postgresql_prepares_a_statement_that_a_connection_repeats():
             " WHERE statement LIKE 'SELECT count(*) FROM django_migrations WHERE id > $1'"
         )
         assert cursor.fetchone()[0] == 1
-
