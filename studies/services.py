@@ -436,8 +436,8 @@ def _item_save(participant: Participant, position: int, answer: Answer) -> Saved
         _save_rating(participant, row, answer)
     else:
         _save_check(participant, position, answer)
-    done = {"status": "done"} if row.status == Slot.Status.RESERVED else {}
-    after = [r._replace(answered=True, **done) if r.position == position else r for r in rows]
+    status = Slot.Status.DONE if row.status == Slot.Status.RESERVED else row.status
+    after = [r._replace(answered=True, status=status) if r is row else r for r in rows]
     left = [p for p in still_open if p != position]
     if left:
         return Saved(left[0], after)
