@@ -58,6 +58,32 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
         {"cache": CACHE},
         "ranker + level + bi-encoder fine-tuned on the fit folds (w=0.5): the shipped predictor",
     ),
+    # issue 14 items 2 and 4, on the shipped predictor's fine-tuned bi-encoders (kept per fold)
+    "quality-shipped-s14": (
+        "quality",
+        {"cache": CACHE, "finetune_seeds": [14]},
+        "as quality-shipped, the bi-encoder fine-tuned with seed 14 instead of 13",
+    ),
+    "quality-shipped-2seeds": (
+        "quality",
+        {"cache": CACHE, "finetune_seeds": [13, 14]},
+        "as quality-shipped, the ratings of two bi-encoders (seeds 13, 14) averaged",
+    ),
+    "quality-shipped-w1": (
+        "quality",
+        {"cache": CACHE, "finetune_weight": 1.0},
+        "as quality-shipped, bi-encoder weight 1.0",
+    ),
+    "quality-shipped-2seeds-w1": (
+        "quality",
+        {"cache": CACHE, "finetune_seeds": [13, 14], "finetune_weight": 1.0},
+        "two bi-encoders (seeds 13, 14) averaged, weight 1.0",
+    ),
+    "quality-shipped-nohub": (
+        "quality",
+        {"cache": CACHE, "with_hub": False},
+        "as quality-shipped, without the hubness-corrected similarities",
+    ),
 }
 CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen-nohub", "quality-frozen")
 

@@ -26,6 +26,7 @@ from .crossencoder import artifact_dir
 log = logging.getLogger(__name__)
 FINETUNE_WEIGHT = 0.5  # the fine-tuned model's weight, in standard deviations (fixed)
 FINETUNE_SETTINGS = {"epochs": 2, "lr": 2e-5, "batch_size": 8, "seed": 13, "version": 1}
+FINETUNE_SEEDS = (13,)  # one bi-encoder per seed, their ratings averaged
 INPUT_FIELDS = ("homonym", "judged_meaning", "example_sentence", "precontext", "sentence")
 
 
@@ -38,17 +39,21 @@ def fit_fingerprint(samples: Sequence[SampleDict], settings: dict) -> str:
     return digest.hexdigest()[:16]
 
 
-def finetuned_encoder(samples: Sequence[SampleDict], root: Path, log=print) -> Path:
-    """The bi-encoder fine-tuned on ``samples``: trained now, or reused from ``root``."""
+def finetuned_encoder(
+    samples: Sequence[SampleDict], root: Path, log=print, seed: int | None = None
+) -> Path:
+    """The bi-encoder fine-tuned on ``samples`` (with ``seed``, default the settings' one):
+    trained now, or reused from ``root``."""
     from ..ml.biencoder import train
     from ..ml.crossencoder import LOG_FILE
 
-    directory = root / "biencoder" / f"fit-{fit_fingerprint(samples, FINETUNE_SETTINGS)}"
+    full = dict(FINETUNE_SETTINGS) if seed is None else {**FINETUNE_SETTINGS, "seed": int(seed)}
+    directory = root / "biencoder" / f"fit-{fit_fingerprint(samples, full)}"
     if (directory / LOG_FILE).is_file():
         return directory
     partial = directory.with_name(directory.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
-    settings: dict[str, Any] = {k: v for k, v in FINETUNE_SETTINGS.items() if k != "version"}
+    settings: dict[str, Any] = {k: v for k, v in full.items() if k != "version"}
     train(list(samples), partial, log=log, **settings)
     partial.rename(directory)  # only a finished model is ever found under the final name
     return directory
@@ -61,7 +66,10 @@ class QualityBackend(PredictorBackend):
     split, or reuse the one already fine-tuned on it), ``"none"`` (frozen features only),
     a TrainedModel id or a model directory; ``cache`` (feature cache folder, optional);
     ``with_level`` (the story-level ridge; default on, measured better on dev);
-    ``with_hub`` (the hubness-corrected similarities; default on); ``batch_size`` (96)."""
+    ``with_hub`` (the hubness-corrected similarities; default on); ``finetune_weight`` (the
+    fine-tuned bi-encoder's weight in standard deviations, default ``FINETUNE_WEIGHT``);
+    ``finetune_seeds`` (with ``encoder="train"``: one bi-encoder fine-tuned per seed, their
+    ratings averaged; default ``FINETUNE_SEEDS``); ``batch_size`` (96)."""
 
     name = "quality"
     version = "2"
@@ -76,8 +84,12 @@ class QualityBackend(PredictorBackend):
         with_level: bool = True,
         with_hub: bool = True,
         encoder: str | int = "train",
+        finetune_weight: float | None = None,
+        finetune_seeds: Sequence[int] | None = None,
         batch_size: int = 96,
     ):
+        weight = FINETUNE_WEIGHT if finetune_weight is None else float(finetune_weight)
+        seeds = [int(v) for v in finetune_seeds] if finetune_seeds else list(FINETUNE_SEEDS)
         super().__init__(
             path=path,
             model=model,
@@ -85,31 +97,45 @@ class QualityBackend(PredictorBackend):
             with_level=with_level,
             with_hub=with_hub,
             encoder=encoder,
+            finetune_weight=weight,
+            finetune_seeds=seeds,
         )
         if isinstance(encoder, str) and not encoder:
             raise ValueError('encoder: give "train", "none", a trained model id or a directory')
+        if weight < 0 or len(set(seeds)) != len(seeds):
+            raise ValueError("finetune_weight must be >= 0 and finetune_seeds distinct")
+        self.finetune_weight, self.finetune_seeds = weight, seeds
         self.with_level, self.with_hub = bool(with_level), bool(with_hub)
         self.path, self.model_id, self.cache = path, model, cache or None
         self.encoder = encoder
         self.batch_size = int(batch_size)
         self.directory: Path | None = None
-        self.encoder_dir: Path | None = None
+        self.encoder_dirs: list[Path] = []
         self.predictor: Any = None  # a QualityPredictor, loaded or fitted by prepare()
 
     def _log(self, line: str) -> None:
         log.info("%s", line)
         self.heartbeat()
 
-    def _encoder_dir(self, fit_samples: Sequence[SampleDict]) -> Path | None:
+    @property
+    def encoder_dir(self) -> Path | None:
+        """The (first) fine-tuned bi-encoder in use, None with frozen features only."""
+        return self.encoder_dirs[0] if self.encoder_dirs else None
+
+    def _encoder_dirs(self, fit_samples: Sequence[SampleDict]) -> list[Path]:
         from django.conf import settings
 
         if self.encoder == "none":
-            return None
+            return []
         if self.encoder == "train":
-            return finetuned_encoder(fit_samples, Path(settings.ARTIFACT_ROOT), log=self._log)
+            root = Path(settings.ARTIFACT_ROOT)
+            return [
+                finetuned_encoder(fit_samples, root, log=self._log, seed=seed)
+                for seed in self.finetune_seeds
+            ]
         if isinstance(self.encoder, int) or str(self.encoder).isdigit():
-            return artifact_dir(model=int(self.encoder))
-        return artifact_dir(path=str(self.encoder))
+            return [artifact_dir(model=int(self.encoder))]
+        return [artifact_dir(path=str(self.encoder))]
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         from ..ml.stacking import QualityPredictor
@@ -119,13 +145,13 @@ class QualityBackend(PredictorBackend):
             self.predictor = QualityPredictor.load(self.directory, cache_dir=self.cache)
         elif fit_samples:
             fit_samples = list(fit_samples)
-            self.encoder_dir = self._encoder_dir(fit_samples)
+            self.encoder_dirs = self._encoder_dirs(fit_samples)
             self.predictor = QualityPredictor(cache_dir=self.cache).fit(
                 fit_samples,
                 with_level=self.with_level,
                 with_hub=self.with_hub,
-                finetuned=self.encoder_dir,
-                finetuned_weight=FINETUNE_WEIGHT,
+                finetuned=list(self.encoder_dirs) or None,
+                finetuned_weight=self.finetune_weight,
             )
         else:
             raise ValueError("give a saved predictor (path=... or model=...) or a fit_split")
@@ -138,5 +164,6 @@ class QualityBackend(PredictorBackend):
     def model_version(self) -> str:
         if self.directory:
             return f"QualityPredictor ({self.directory})"
-        encoder = f", bi-encoder {self.encoder_dir}" if self.encoder_dir else ", frozen features"
+        dirs = ", ".join(str(d) for d in self.encoder_dirs)
+        encoder = f", bi-encoder {dirs}" if dirs else ", frozen features"
         return f"QualityPredictor (fitted on the run's fit split{encoder})"

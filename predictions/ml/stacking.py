@@ -278,7 +278,8 @@ class QualityPredictor:
 
     ``fit(train, tune)``: features + ridge ranker on ``train``; optional scores of a fine-tuned
     MiniLM (``finetuned``: a loaded bi-encoder (the default choice) or cross-encoder trained on
-    train, or its directory); the calibrator on grouped out-of-fold scores of ``train`` (by
+    train, or its directory; or a list of them, e.g. one per fine-tuning seed, whose ratings
+    are averaged); the calibrator on grouped out-of-fold scores of ``train`` (by
     default; ``tune``, labels unread, only fixes the score scale) or on ``tune`` with
     ``oof_calibration=False``.
     """
@@ -288,8 +289,8 @@ class QualityPredictor:
         self.rank = RankModel()
         self.level: LevelModel | None = None
         self.calibrator = Calibrator()
-        self.finetuned_dir: str | None = None
-        self._finetuned: Any = None
+        self.finetuned_dirs: list[str] = []  # one or more (their scores are averaged)
+        self._finetuned: list[Any] = []
         self.reference: dict[str, list[float]] | None = None
 
     def raw(self, samples: Sequence[SampleFields]) -> np.ndarray:
@@ -299,12 +300,24 @@ class QualityPredictor:
             return raw
         return np.hstack([raw, hub_features(samples, self.reference, self.cache_dir)])
 
-    def _finetuned_model(self) -> Any:
-        if self._finetuned is None and self.finetuned_dir:
+    @property
+    def finetuned_dir(self) -> str | None:
+        """The first fine-tuned model's directory (None without one)."""
+        return self.finetuned_dirs[0] if self.finetuned_dirs else None
+
+    def _finetuned_models(self) -> list[Any]:
+        if not self._finetuned and self.finetuned_dirs:
             from .biencoder import load_trained
 
-            self._finetuned = load_trained(self.finetuned_dir)
+            self._finetuned = [load_trained(d) for d in self.finetuned_dirs]
         return self._finetuned
+
+    def _finetuned_ratings(self, samples: Sequence[SampleFields]) -> np.ndarray | None:
+        """The fine-tuned models' ratings, averaged over the models (None without one)."""
+        models = self._finetuned_models()
+        if not models:
+            return None
+        return np.mean([np.array(m.predict(samples)) for m in models], axis=0)
 
     def components(self, samples: Sequence[SampleFields]) -> np.ndarray:
         """Scores per component, shape (n, k): ranker z, [level], [fine-tuned z, level].
@@ -315,9 +328,9 @@ class QualityPredictor:
         cols = [self.rank.score(samples, raw)]
         if self.level is not None:
             cols.append(self.level.score(samples, raw))
-        tuned = self._finetuned_model()
+        tuned = self._finetuned_ratings(samples)
         if tuned is not None:
-            cols += list(finetuned_components(np.array(tuned.predict(samples)), samples).T)
+            cols += list(finetuned_components(tuned, samples).T)
         return np.stack(cols, 1)
 
     def fit(
@@ -346,21 +359,19 @@ class QualityPredictor:
         raw = self.raw(train_samples)
         self.rank = RankModel(alpha=alpha).fit(train_samples, raw)
         self.level = LevelModel().fit(train_samples, raw) if with_level else None
-        if isinstance(finetuned, (str, Path)):
-            self.finetuned_dir, self._finetuned = str(finetuned), None
-        elif finetuned is not None:
-            self._finetuned = finetuned
+        tuned = finetuned if isinstance(finetuned, (list, tuple)) else [finetuned]
+        tuned = [t for t in tuned if t is not None]
+        if tuned and all(isinstance(t, (str, Path)) for t in tuned):
+            self.finetuned_dirs, self._finetuned = [str(t) for t in tuned], []
+        elif tuned:
+            self.finetuned_dirs, self._finetuned = [], list(tuned)
         tune = list(tune_samples) if tune_samples is not None else train_samples
         if not oof_calibration or len({s["homonym"] for s in train_samples}) < 5:
             self.calibrator = Calibrator().fit(self.components(tune), tune)
             return self
         oof = train_oof_components(train_samples, raw, alpha=alpha, with_level=with_level)
         base = Calibrator().fit(oof, train_samples)
-        ref = (
-            self.components(tune)
-            if tune_samples is not None or self._finetuned_model() is not None
-            else oof
-        )
+        ref = self.components(tune) if tune_samples is not None or self._finetuned_models() else oof
         k = 2 if with_level else 1
         finetuned_ref = ref[:, k] if ref.shape[1] > k else None
         self.calibrator = finetuned_calibrator(
@@ -384,7 +395,8 @@ class QualityPredictor:
             "rank": self.rank.to_dict(),
             "level": self.level.to_dict() if self.level is not None else None,
             "calibrator": self.calibrator.to_dict(),
-            "finetuned_dir": self.finetuned_dir,
+            "finetuned_dir": self.finetuned_dir,  # the first, for readers of older files
+            "finetuned_dirs": self.finetuned_dirs,
             "reference": self.reference,
         }
         path = directory / "quality_predictor.json"
@@ -402,10 +414,13 @@ class QualityPredictor:
         obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
         obj.calibrator = Calibrator(**state["calibrator"])
         # "ce_dir": the key of files written before the rename
-        tuned_dir = state.get("finetuned_dir", state.get("ce_dir"))
-        if tuned_dir and not Path(tuned_dir).is_absolute():
-            tuned_dir = str(directory / tuned_dir)
-        obj.finetuned_dir = tuned_dir
+        tuned_dirs = state.get("finetuned_dirs")
+        if tuned_dirs is None:
+            tuned_dir = state.get("finetuned_dir", state.get("ce_dir"))
+            tuned_dirs = [tuned_dir] if tuned_dir else []
+        obj.finetuned_dirs = [
+            d if Path(d).is_absolute() else str(directory / d) for d in tuned_dirs
+        ]
         obj.reference = state.get("reference")
         return obj
 

@@ -194,3 +194,60 @@ def test_quality_backend_can_leave_out_the_hubness_corrected_features(tmp_path, 
     scores = [o.score for o in backend.predict_batch(_redacted(samples))]
     assert len(scores) == len(samples) and all(1.0 <= s <= 5.0 for s in scores)
     assert backend.params["with_hub"] is False
+
+
+class _FixedRatings:
+    """A stand-in for a fine-tuned model: a fixed rating per sample, ``3 + offset * f(s)``."""
+
+    def __init__(self, offset: float):
+        self.offset = offset
+
+    def predict(self, rows: list[dict]) -> list[float]:
+        return [3.0 + self.offset * ((len(r["judged_meaning"]) % 7) - 3) / 3 for r in rows]
+
+
+def test_quality_predictor_averages_several_fine_tuned_models(tmp_path, samples):
+    from predictions.ml.stacking import QualityPredictor
+
+    cache = tmp_path / "cache"
+    two = QualityPredictor(cache_dir=cache).fit(
+        samples, with_level=True, finetuned=[_FixedRatings(1.0), _FixedRatings(-0.5)]
+    )
+    mean = QualityPredictor(cache_dir=cache).fit(
+        samples, with_level=True, finetuned=_FixedRatings(0.25)
+    )
+    redacted = _redacted(samples)
+    assert two.components(redacted).shape == (len(samples), 4)
+    assert np.allclose(two.components(redacted), mean.components(redacted))
+    assert np.allclose(two.predict(redacted), mean.predict(redacted))
+
+
+def test_quality_predictor_loads_one_or_several_fine_tuned_directories(tmp_path, samples):
+    from predictions.ml.stacking import QualityPredictor
+
+    QualityPredictor(cache_dir=tmp_path / "cache").fit(samples).save(tmp_path / "qp")
+    path = tmp_path / "qp" / "quality_predictor.json"
+    state = json.loads(path.read_text())
+    assert state["finetuned_dirs"] == [] and state["finetuned_dir"] is None
+    state["finetuned_dirs"] = ["bi-13", "/abs/bi-14"]
+    path.write_text(json.dumps(state))
+    loaded = QualityPredictor.load(tmp_path / "qp")
+    assert loaded.finetuned_dirs == [str(tmp_path / "qp" / "bi-13"), "/abs/bi-14"]
+    del state["finetuned_dirs"]  # a file written before several models were allowed
+    state["finetuned_dir"] = "bi"
+    path.write_text(json.dumps(state))
+    assert QualityPredictor.load(tmp_path / "qp").finetuned_dirs == [str(tmp_path / "qp" / "bi")]
+
+
+def test_quality_backend_fine_tune_weight_and_seeds_are_parameters():
+    from predictions.backends.quality import FINETUNE_SEEDS, FINETUNE_WEIGHT, QualityBackend
+
+    default = QualityBackend()
+    assert default.params["finetune_weight"] == FINETUNE_WEIGHT
+    assert default.params["finetune_seeds"] == list(FINETUNE_SEEDS)
+    chosen = QualityBackend(finetune_weight=1.0, finetune_seeds=[13, 14])
+    assert chosen.finetune_weight == 1.0 and chosen.finetune_seeds == [13, 14]
+    with pytest.raises(ValueError, match="finetune"):
+        QualityBackend(finetune_seeds=[13, 13])
+    with pytest.raises(ValueError, match="finetune"):
+        QualityBackend(finetune_weight=-1.0)
