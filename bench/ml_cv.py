@@ -88,6 +88,31 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
 CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen-nohub", "quality-frozen")
 
 
+def share_finetuned_ratings() -> None:
+    """Bench only: remember each fine-tuned bi-encoder set's ratings per sample id within this
+    process, so that several configurations on the same folds (the same fine-tuned models,
+    found again under ``var/artifacts``) run each model over each sample once. The ratings
+    depend on the model and the sample's texts only, so the scores do not change."""
+    import numpy as np
+
+    from predictions.ml import stacking
+
+    original = stacking.QualityPredictor._finetuned_ratings
+    memo: dict[tuple, dict[str, float]] = {}
+
+    def ratings(self, samples):
+        if not self.finetuned_dirs:
+            return original(self, samples)
+        store = memo.setdefault(tuple(self.finetuned_dirs), {})
+        missing = [s for s in samples if str(s["id"]) not in store]
+        if missing:
+            for s, value in zip(missing, original(self, missing)):
+                store[str(s["id"])] = float(value)
+        return np.array([store[str(s["id"])] for s in samples])
+
+    stacking.QualityPredictor._finetuned_ratings = ratings  # type: ignore[method-assign]
+
+
 def compare(results: Path, a: str, b: str) -> None:
     from predictions.selection import paired_difference
 
@@ -130,6 +155,7 @@ def main() -> None:
     from predictions.selection import cross_validate
 
     show_progress(1)
+    share_finetuned_ratings()
     samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
     for name in args.only:
         backend, params, what = CONFIGS[name]
