@@ -148,13 +148,16 @@ def pick(candidates: Iterable[Candidate], setups: Sequence[SetupFree], rng) -> l
     return [rng.choice(low[s.setup_id]) for s in setups if s.setup_id in low]
 
 
-def summarise(candidates: Iterable[Candidate]) -> list[SetupFree]:
-    """Candidates per setup: how many and the lowest number (what ``rank`` needs)."""
+def summarise(counts: Iterable[tuple[int, int, int]]) -> list[SetupFree]:
+    """``(setup, slot number, how many free)`` rows as ``rank`` needs them: per setup, its
+    free slots and their lowest number; rows with none free are left out (pure)."""
     by_setup: dict[int, tuple[int, int]] = {}
-    for c in candidates:
-        n, low = by_setup.get(c.setup_id, (0, c.number))
-        by_setup[c.setup_id] = (n + 1, min(low, c.number))
-    return [SetupFree(setup_id, n, low) for setup_id, (n, low) in by_setup.items()]
+    for setup_id, number, n in counts:
+        if n <= 0:
+            continue
+        free, low = by_setup.get(setup_id, (0, number))
+        by_setup[setup_id] = (free + n, min(low, number))
+    return [SetupFree(setup_id, free, low) for setup_id, (free, low) in by_setup.items()]
 
 
 def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[Candidate]:
@@ -163,7 +166,8 @@ def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[
     the same in two reads (per-setup counts, then the chosen setups' lowest slots), so it
     never loads every free slot of the study."""
     candidates = list(candidates)
-    return pick(candidates, rank(summarise(candidates), k, rng), rng)
+    summary = summarise((c.setup_id, c.number, 1) for c in candidates)
+    return pick(candidates, rank(summary, k, rng), rng)
 
 
 def _free_setups(
@@ -184,13 +188,7 @@ def _free_setups(
         key = (cand.setup_id, cand.number)
         if key in counts:
             counts[key] -= 1
-    per_setup: dict[int, tuple[int, int]] = {}
-    for (setup_id, number), n in counts.items():
-        if n <= 0 or setup_id in skip_setups:
-            continue
-        free, low = per_setup.get(setup_id, (0, number))
-        per_setup[setup_id] = (free + n, min(low, number))
-    return [SetupFree(setup_id, free, low) for setup_id, (free, low) in per_setup.items()]
+    return summarise((s, number, n) for (s, number), n in counts.items() if s not in skip_setups)
 
 
 def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
