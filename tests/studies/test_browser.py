@@ -38,6 +38,17 @@ def expected_checks(prolific_pid: str) -> dict[int, int]:
     return {a.position: a.question.expected for a in participant.attention_answers.all()}
 
 
+def finish_by_keyboard(page, checks: dict[int, int], first: int) -> None:
+    """Answer items ``first``..4 by keyboard (the check's expected score, else 3) and see
+    the completion code."""
+    for pos in range(first, 5):
+        page.wait_for_url(re.compile(rf"/rate/{pos}/$"))
+        page.keyboard.press(str(checks.get(pos, 3)))
+        page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/done/$"))
+    assert page.text_content("#code").strip() == "DONE1234"
+
+
 def progress(page) -> str:
     return page.text_content("#progress").strip()
 
@@ -72,12 +83,7 @@ def test_a_participant_rates_a_batch_by_keyboard_and_mouse_and_gets_the_code(
     assert page.is_checked(f"#score-{checks.get(1, 2)}") and page.is_checked("#nonsensical")
     assert page.input_value("#comment") == "odd story"
     page.click("#next")
-    for pos in range(2, 5):
-        page.wait_for_url(re.compile(rf"/rate/{pos}/$"))
-        page.keyboard.press(str(checks.get(pos, 3)))
-        page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(r"/done/$"))
-    assert page.text_content("#code").strip() == "DONE1234"
+    finish_by_keyboard(page, checks, first=2)
     assert page.get_attribute("#prolific-link", "href").endswith("cc=DONE1234")
     participant = Participant.objects.get(prolific_pid=pid(1))
     assert participant.status == "finished"
@@ -183,12 +189,7 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     assert page.is_checked(f"#score-{checks.get(1, 2)}")
     page.click("#next")  # re-saves item 1, then on to the first open item
     page.wait_for_url(re.compile(r"/rate/2/$"))
-    for pos in range(2, 5):
-        page.wait_for_url(re.compile(rf"/rate/{pos}/$"))
-        page.keyboard.press(str(checks.get(pos, 3)))
-        page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(r"/done/$"))
-    assert page.text_content("#code").strip() == "DONE1234"
+    finish_by_keyboard(page, checks, first=2)
     participant = Participant.objects.get(prolific_pid=pid(5))
     assert participant.status == "finished"
     assert Rating.objects.filter(rater=participant.rater).count() == 4
