@@ -11,6 +11,10 @@ interrupted run keeps what it finished.
     python bench/ml_cv.py --only quality-frozen --seeds 1
     python bench/ml_cv.py --only quality-shipped --seeds 1   # fine-tunes per fold: hours here
     python bench/ml_cv.py --compare quality-frozen quality-ranker   # what the level adds
+    python bench/ml_cv.py --only quality-shipped --seeds 3 --add-seeds  # seeds 1, 2 beside 0
+
+``--add-seeds`` runs only the seeds of 0..N-1 that the stored result of the configuration
+lacks, and stores the old and new fold scores together (the summary over all of them).
 
 ``--compare A B`` runs nothing: it reads both results and stores the interval of the
 per-fold differences A - B on the folds both were scored on (same seeds, same samples).
@@ -113,6 +117,26 @@ def share_finetuned_ratings() -> None:
     stacking.QualityPredictor._finetuned_ratings = ratings  # type: ignore[method-assign]
 
 
+def stored_result(results: Path, name: str, folds: int):
+    """The fold scores stored for configuration ``name``, its wall time and command, so that
+    ``--add-seeds`` runs the other seeds only. Refuses a result with another fold count."""
+    from predictions.selection import CVResult, FoldScore
+
+    data = json.loads(results.read_text()) if results.is_file() else {}
+    entry = data.get("configs", {}).get(name)
+    if not entry:
+        return CVResult(), 0.0, ""
+    if entry["n_folds"] != folds:
+        raise SystemExit(f"{name}: stored with {entry['n_folds']} folds, not {folds}")
+    return (
+        CVResult(
+            [FoldScore(**row) for row in entry["folds"]], list(entry.get("pooled_per_seed", []))
+        ),
+        float(entry.get("wall_seconds", 0.0)),
+        entry.get("command", ""),
+    )
+
+
 def compare(results: Path, a: str, b: str) -> None:
     from predictions.selection import paired_difference
 
@@ -136,6 +160,9 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=3, help="repeats: seeds 0..N-1")
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_cv.json")
+    ap.add_argument(
+        "--add-seeds", action="store_true", help="run only seeds the stored result lacks"
+    )
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="paired A - B, no runs")
     args = ap.parse_args()
     if args.compare:
@@ -152,7 +179,7 @@ def main() -> None:
         write_result,
     )
     from predictions.management.commands.predict import show_progress
-    from predictions.selection import cross_validate
+    from predictions.selection import CVResult, cross_validate
 
     show_progress(1)
     share_finetuned_ratings()
@@ -161,13 +188,21 @@ def main() -> None:
         backend, params, what = CONFIGS[name]
         print(f"== {name}: {backend} {json.dumps(params)} ({what})", flush=True)
         started = time.perf_counter()
+        stored, stored_wall, stored_command = (
+            stored_result(args.results, name, args.folds)
+            if args.add_seeds
+            else (CVResult(), 0.0, "")
+        )
+        done = {f.seed for f in stored.folds}
         result = cross_validate(
             samples,
             backend_fit_predict(backend, params),
             folds=args.folds,
-            seeds=list(range(args.seeds)),
+            seeds=[seed for seed in range(args.seeds) if seed not in done],
             log=lambda line: print(line, flush=True),
         )
+        result = CVResult(stored.folds + result.folds, stored.pooled + result.pooled)
+        seeds = sorted({f.seed for f in result.folds})
         summary = result.summary()
         for metric in ("accuracy", "spearman"):
             s = summary[metric]
@@ -186,10 +221,12 @@ def main() -> None:
                 "splits": ["train", "dev"],
                 "n_samples": len(samples),
                 "n_folds": args.folds,
-                "seeds": list(range(args.seeds)),
-                "wall_seconds": round(time.perf_counter() - started, 1),
+                "seeds": seeds,
+                "wall_seconds": round(time.perf_counter() - started, 1) + stored_wall,
                 "python": platform.python_version(),
-                "command": "python bench/ml_cv.py " + " ".join(sys.argv[1:]),
+                "command": (stored_command + "; then " if stored_command else "")
+                + "python bench/ml_cv.py "
+                + " ".join(sys.argv[1:]),
                 **result.as_dict(),
             },
         )
