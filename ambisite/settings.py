@@ -105,7 +105,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "ambisite.middleware.CSPMiddleware",  # django-csp's, the policy built once
     "axes.middleware.AxesMiddleware",
 ]
 

@@ -221,11 +221,7 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
             time.sleep(rng.uniform(0.005, 0.03))
             continue
         picks = pick(_lowest_slots(study, chosen, set(skipped)), chosen, rng)
-        locked = set(
-            Slot.objects.select_for_update(skip_locked=True)
-            .filter(id__in=[c.slot_id for c in picks], status=Slot.Status.FREE)
-            .values_list("id", flat=True)
-        )
+        locked = _lock_free([c.slot_id for c in picks])
         taken += [c for c in picks if c.slot_id in locked]
         skipped.update((c.slot_id, c) for c in picks if c.slot_id not in locked)
         if len(taken) == k:
@@ -233,6 +229,23 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     if len(_free_setups(study, set(), ())) < k:
         raise BatchUnavailable("No batch of distinct setups is free.")
     raise _Contended
+
+
+def _lock_free(ids: list[int]) -> set[int]:
+    """Those of the slots ``ids`` that are still free, locked until the transaction ends;
+    rows another arrival holds are skipped, not waited for (``SKIP LOCKED``; SQLite has no
+    row locks: its write transaction holds the whole database). Hand-written: an arrival
+    runs it once per round and the ORM's version cost a third of ``_claim``'s CPU."""
+    if not ids:
+        return set()
+    sql = (
+        f"SELECT id FROM {_SLOTS} WHERE id IN ({', '.join(['%s'] * len(ids))}) AND status = 'free'"
+    )
+    if connection.features.has_select_for_update_skip_locked:
+        sql += " FOR UPDATE SKIP LOCKED"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ids)
+        return {row[0] for row in cursor.fetchall()}
 
 
 class _Contended(Exception):

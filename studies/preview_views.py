@@ -43,7 +43,7 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     """The qualification test; a POST grades the answers and says the outcome, storing
     nothing."""
     study = _study(pk)
-    questions = list(study.check_questions.filter(in_qualification=True))
+    questions = selectors.qualification_questions(study.pk)
     form = QualificationForm(request.POST or None, questions=questions)
     if request.method == "POST" and form.is_valid():
         answers = form.answers()

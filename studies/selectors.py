@@ -234,6 +234,13 @@ def participant_row(where: str, params: list, *, join_study: bool = False, lock:
     return participant
 
 
+def qualification_questions(study_id: int) -> list[CheckQuestion]:
+    """The study's qualification questions in their order (the page, the grading and the
+    preview all ask here). Filtered on ``study_id``, not through ``study.check_questions``,
+    whose query carries the study instance and costs more CPU to build."""
+    return list(CheckQuestion.objects.filter(study_id=study_id, in_qualification=True))
+
+
 def participant_by_token(slug: str, token_hash: str) -> Participant | None:
     """The participant of study ``slug`` (not a draft) whose resume-token hash is
     ``token_hash``, with its study, in one query."""

@@ -49,7 +49,7 @@ from .assignment import (
     slots_void,
 )
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
-from .selectors import BatchRow, batch_rows, participant_row
+from .selectors import BatchRow, batch_rows, participant_row, qualification_questions
 
 OPTIONAL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
 
@@ -373,7 +373,7 @@ def _qualify(participant: Participant, answers: dict[int, int]) -> bool:
         raise SessionOver("Your time for this study has run out.")
     if participant.status != Participant.Status.STARTED:
         return participant.status != Participant.Status.SCREENED_OUT
-    questions = list(participant.study.check_questions.filter(in_qualification=True))
+    questions = qualification_questions(participant.study_id)
     passed = all(answers.get(q.pk) is not None and q.accepts(answers[q.pk]) for q in questions)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
     if passed:

@@ -11,6 +11,7 @@ pages are in ``researcher_views``."""
 
 from __future__ import annotations
 
+import functools
 import secrets
 from datetime import datetime
 
@@ -19,7 +20,7 @@ from django.contrib import messages
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -31,6 +32,17 @@ from .models import Participant, Study
 
 RESUME_COOKIE = "resume_{}"
 SHOWN_COOKIE = "shown_{}"
+
+
+def _url(name: str, *args) -> str:
+    """``reverse(name, args=args)``, remembered per process: the rating page and its save
+    ask for the same few addresses (the item, the one before it) on every request."""
+    return _reversed(get_script_prefix(), get_urlconf() or settings.ROOT_URLCONF, name, args)
+
+
+@functools.lru_cache(maxsize=8192)
+def _reversed(prefix: str, urlconf: str, name: str, args: tuple) -> str:
+    return reverse(name, args=list(args), urlconf=urlconf)
 
 
 def _study(slug: str) -> Study:
@@ -294,7 +306,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED)
     if other:
         return other
-    questions = list(study.check_questions.filter(in_qualification=True))
+    questions = selectors.qualification_questions(study.pk)
     form = QualificationForm(request.POST or None, questions=questions)
     if request.method == "POST":
         if _limited(request, study, "qualify"):
@@ -305,6 +317,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
             except services.SessionOver:
                 pass
             participant.refresh_from_db()
+            Participant.study.field.set_cached_value(participant, study)  # not read again
             return redirect(_where(participant))
     ctx = {"study": study, "form": form, **defaults.page_context(study.task_kind)}
     return render(request, "studies/qualification.html", ctx)
@@ -321,13 +334,24 @@ def rate_next(request: HttpRequest, slug: str) -> HttpResponse:
 def _shown_at(request: HttpRequest, slug: str, pos: int):
     """When the item at ``pos`` was first shown: kept in a signed cookie (no session row), so
     a reload keeps the first time and the participant cannot change it."""
-    try:
-        shown_pos, iso = str(request.get_signed_cookie(SHOWN_COOKIE.format(slug))).split("|", 1)
-        if int(shown_pos) == pos:
-            return datetime.fromisoformat(iso)
-    except (KeyError, ValueError, signing.BadSignature):
-        pass
+    shown = _shown_cookie(request, slug)
+    if shown is not None and shown[0] == pos:
+        return shown[1]
     return None
+
+
+def _shown_cookie(request: HttpRequest, slug: str) -> tuple[int, datetime] | None:
+    """The signed (position, first shown) cookie, checked once per request (a save and the
+    page that follows it both ask)."""
+    memo = request.__dict__.setdefault("_shown_cookie", {})
+    if slug not in memo:
+        memo[slug] = None
+        try:
+            pos, iso = str(request.get_signed_cookie(SHOWN_COOKIE.format(slug))).split("|", 1)
+            memo[slug] = (int(pos), datetime.fromisoformat(iso))
+        except (KeyError, ValueError, signing.BadSignature):
+            pass
+    return memo[slug]
 
 
 class _SeeOther(HttpResponseRedirect):
@@ -391,17 +415,17 @@ def _item_page(request, study, participant, pos: int, form, rows=None) -> HttpRe
         "total": len(rows),
         "finished": done,
         **defaults.page_context(study.task_kind),
-        "back_url": reverse("participate:rate", args=[study.slug, pos - 1]) if pos else "",
-        "guidelines_url": reverse("participate:guidelines", args=[study.slug]),
+        "back_url": _url("participate:rate", study.slug, pos - 1) if pos else "",
+        "guidelines_url": _url("participate:guidelines", study.slug),
         "seconds_left": _seconds_left(participant),
     }
     response = render(request, "studies/rate.html", ctx)
-    response[PAGE_URL_HEADER] = reverse("participate:rate", args=[study.slug, pos])
+    response[PAGE_URL_HEADER] = _url("participate:rate", study.slug, pos)
     if _shown_at(request, study.slug, pos) is None:
         response.set_signed_cookie(
             SHOWN_COOKIE.format(study.slug),
             f"{pos}|{timezone.now().isoformat()}",
-            path=reverse("participate:arrive", args=[study.slug]),
+            path=_url("participate:arrive", study.slug),
             secure=settings.SESSION_COOKIE_SECURE,
             httponly=True,
             samesite="Lax",
@@ -435,7 +459,7 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         return _see_other(reverse("participate:done", args=[study.slug]))
     if _in_page(request):
         return _item_page(request, study, participant, saved.next_position, None, saved.rows)
-    return _see_other(reverse("participate:rate", args=[study.slug, saved.next_position]))
+    return _see_other(_url("participate:rate", study.slug, saved.next_position))
 
 
 def _code_page(request, slug: str, status: str, template: str, code_attr: str):
