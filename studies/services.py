@@ -452,19 +452,38 @@ def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> Non
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     slots = connection.ops.quote_name(Slot._meta.db_table)
     held = " WHERE id = %s AND participant_id = %s AND status <> 'free'"
+    claim: str | None = None
+    if row.status == Slot.Status.RESERVED:
+        claim = f"UPDATE {slots} SET status = 'done', done_at = %s{held} AND status = 'reserved'"
+    elif not row.answered:  # a void slot rated for the first time
+        claim = f"UPDATE {slots} SET done_at = %s{held}"
+    # else a re-save: the row was read under the participant's lock
+    write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
     with connection.cursor() as cursor:
-        if row.status == Slot.Status.RESERVED:
-            sql = f"UPDATE {slots} SET status = 'done', done_at = %s{held} AND status = 'reserved'"
-            cursor.execute(sql, [now, row.id, participant.pk])
-            claimed = cursor.rowcount
-        elif not row.answered:  # a void slot rated for the first time
-            cursor.execute(f"UPDATE {slots} SET done_at = %s{held}", [now, row.id, participant.pk])
-            claimed = cursor.rowcount
+        if claim and connection.vendor == "postgresql":
+            # one round trip: the claim and the write in one statement; the write only
+            # happens when the claim did (its count says which of the two refused)
+            cursor.execute(
+                f"WITH claimed AS ({claim} RETURNING id), written AS ({write} AND EXISTS"
+                " (SELECT 1 FROM claimed) " + _RATING_CONFLICT + " RETURNING 1)"
+                " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)",
+                [now, row.id, participant.pk, *params],
+            )
+            claimed, written = cursor.fetchone()
         else:
-            claimed = 1  # a re-save: the row was read under the participant's lock
+            claimed = 1
+            if claim:
+                cursor.execute(claim, [now, row.id, participant.pk])
+                claimed = cursor.rowcount
+            if claimed == 1:
+                cursor.execute(write + " " + _RATING_CONFLICT, params)
+                written = cursor.rowcount
         if claimed != 1:
             raise SessionOver("This item is no longer reserved for you.")
-        _rating_write(cursor, participant, row.sample_id, answer, now)  # type: ignore[arg-type]
+        if written != 1:
+            raise TextChanged(
+                "The text of this item has just been corrected; please read it again."
+            )
     if row.status == Slot.Status.VOID and not _is_excluded(participant):
         slots_restore(participant)  # included again while still rating: count this one
 
@@ -484,13 +503,23 @@ def _is_excluded(participant: Participant) -> bool:
     return Rater.objects.excluded().filter(pk=participant.rater_id).exists()
 
 
-def _rating_write(cursor, participant: Participant, sample_id: int, answer: Answer, now) -> None:
-    """One ``INSERT ... SELECT ... ON CONFLICT (rater, sample) DO UPDATE`` (PostgreSQL and
-    SQLite): the rating takes the versions of the sample's setup, story and sense texts as
-    they are now, and when the page said which versions it showed (``text_version``) the
-    row is only written if they still match (else ``TextChanged``, and the transaction
-    rolls back). A re-save updates the answer and keeps the first ``started_at`` and
-    ``created_at``. Hand-written: it runs once per rated item."""
+_RATING_CONFLICT = (
+    "ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
+    " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
+    " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
+    " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
+)
+
+
+def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
+    """(sql, params) of the rating's ``INSERT ... SELECT ... WHERE ...``, to be completed by
+    ``_RATING_CONFLICT`` (``ON CONFLICT (rater, sample) DO UPDATE``; PostgreSQL and SQLite),
+    so that a caller can add a condition to the WHERE first. The rating takes the versions
+    of the sample's setup, story and sense texts as they are now, and when the page said
+    which versions it showed (``text_version``) no row is written unless they still match
+    (the caller raises ``TextChanged`` and the transaction rolls back). A re-save updates
+    the answer and keeps the first ``started_at`` and ``created_at``. Hand-written: it runs
+    once per rated item."""
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
     q = connection.ops.quote_name
     where, shown = "sa.id = %s", []
@@ -506,16 +535,10 @@ def _rating_write(cursor, participant: Participant, sample_id: int, answer: Answ
         f" JOIN {q(Story._meta.db_table)} sy ON sy.id = sa.story_id"
         f" JOIN {q(Setup._meta.db_table)} st ON st.id = sy.setup_id"
         f" LEFT JOIN {q(Sense._meta.db_table)} se ON se.id = sa.sense_id WHERE {where}"
-        " ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
-        " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
-        " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
-        " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
     )
     kind = participant.study.task_kind
     params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment]
-    cursor.execute(sql, [*params, started, now, now, sample_id, *shown])
-    if cursor.rowcount != 1:
-        raise TextChanged("The text of this item has just been corrected; please read it again.")
+    return sql, [*params, started, now, now, sample_id, *shown]
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:
