@@ -174,14 +174,15 @@ def test_gunicorn_preloads_the_app_unless_told_not_to(monkeypatch):
 
 def test_loading_the_wsgi_module_imports_the_views_and_compiles_the_participant_templates():
     """What gunicorn's master loads before forking: the URL configuration with every view
-    module, and the participant templates in the cached loader; no database is touched
-    (the URL points nowhere)."""
+    module, and the participant templates in the cached loader, then frozen out of the
+    garbage collector's view; no database is touched (the URL points nowhere)."""
     code = (
-        "import sys, ambisite.wsgi as w;"
+        "import gc, sys, ambisite.wsgi as w;"
         "from django.template import engines;"
         "loader = engines['django'].engine.template_loaders[0];"
         "print('studies.views' in sys.modules, 'dashboards.views' in sys.modules,"
-        " all(n in loader.get_template_cache for n in w.WARM_TEMPLATES))"
+        " all(n in loader.get_template_cache for n in w.WARM_TEMPLATES),"
+        " gc.get_freeze_count() > 50000)"
     )
     env = {
         **os.environ,
@@ -194,7 +195,7 @@ def test_loading_the_wsgi_module_imports_the_views_and_compiles_the_participant_
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["True", "True", "True"], out.stdout
+    assert out.stdout.split() == ["True", "True", "True", "True"], out.stdout
 
 
 def test_gunicorn_takes_its_sizes_and_bind_from_the_environment(monkeypatch):
