@@ -10,6 +10,7 @@ import os
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -51,6 +52,16 @@ def env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -127,15 +138,22 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'ambisite.sqlite3'}"),
-        # Persistent connections (one per web thread), checked before reuse.
-        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
-        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
+DATABASES: dict[str, dict[str, Any]] = {
+    "default": dict(
+        dj_database_url.parse(
+            os.environ.get("DATABASE_URL", f"sqlite:///{VAR_DIR / 'ambisite.sqlite3'}"),
+            # Persistent connections (one per web thread), checked before reuse.
+            conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+            conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", True),
+        )
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, with the health check skipped for a connection that ended a request
+    # cleanly less than DB_HEALTH_CHECK_IDLE seconds ago (ambisite/db/postgresql/base.py)
+    DATABASES["default"]["ENGINE"] = "ambisite.db.postgresql"
+    DATABASES["default"]["HEALTH_CHECK_IDLE"] = env_float("DB_HEALTH_CHECK_IDLE", 1.0)
+if DATABASES["default"]["ENGINE"] == "ambisite.db.postgresql" and env_bool(
     "DB_SERVER_SIDE_BINDING", True
 ):
     # Parameters travel apart from the SQL, so psycopg prepares a statement that a

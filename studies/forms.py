@@ -223,7 +223,7 @@ class RatingForm(forms.Form):
         # Django deep-copies ``base_fields`` into every instance (a quarter of this page's
         # form CPU, on every rating POST); the fields of a scale are built once instead and
         # shared, which is safe because nothing changes a field after it is built.
-        self.base_fields = _Shared(_rating_fields(low, high))
+        self.base_fields = _Shared(_rating_fields(low, high))  # type: ignore[misc]  # on purpose
         super().__init__(*args, **kwargs)
 
     @staticmethod
