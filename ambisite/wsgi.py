@@ -24,6 +24,7 @@ WARM_TEMPLATES = (
     "studies/welcome.html",
     "studies/qualification.html",
     "studies/rate.html",
+    "studies/fragment_base.html",
     "studies/done.html",
     "studies/problem.html",
 )

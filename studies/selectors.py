@@ -241,13 +241,15 @@ def qualification_questions(study_id: int) -> list[CheckQuestion]:
     return list(CheckQuestion.objects.filter(study_id=study_id, in_qualification=True))
 
 
-def participant_by_token(slug: str, token_hash: str) -> Participant | None:
+def participant_by_token(slug: str, token_hash: str, *, lock: bool = False) -> Participant | None:
     """The participant of study ``slug`` (not a draft) whose resume-token hash is
-    ``token_hash``, with its study, in one query."""
+    ``token_hash``, with its study, in one query; its row locked ``FOR UPDATE`` when
+    ``lock`` (``services.participant_locked``)."""
     return participant_row(
         "p.resume_hash = %s AND s.slug = %s AND s.status <> 'draft'",
         [token_hash, slug],
         join_study=True,
+        lock=lock,
     )
 
 

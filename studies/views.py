@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import secrets
 from datetime import datetime
+from typing import TypeGuard
 
 from django.conf import settings
 from django.contrib import messages
@@ -49,12 +50,18 @@ def _study(slug: str) -> Study:
     return get_object_or_404(Study.objects.exclude(status=Study.Status.DRAFT), slug=slug)
 
 
+def _token_hash(request: HttpRequest, slug: str) -> str | None:
+    """The hash of this browser's resume token for study ``slug`` (None without one)."""
+    token = request.COOKIES.get(RESUME_COOKIE.format(slug))
+    return services.resume_hash(token) if token else None
+
+
 def _participant(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
     """The study and this browser's participant in it (one query when the browser has a
     resume token)."""
-    token = request.COOKIES.get(RESUME_COOKIE.format(slug))
-    if token:
-        participant = selectors.participant_by_token(slug, services.resume_hash(token))
+    token_hash = _token_hash(request, slug)
+    if token_hash:
+        participant = selectors.participant_by_token(slug, token_hash)
         if participant:
             return participant.study, participant
     return _study(slug), None
@@ -251,15 +258,26 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
     return response
 
 
+def _belongs(participant: Participant | None, status: str) -> TypeGuard[Participant]:
+    """Whether the page of participants in ``status`` is this participant's now (a closed
+    study lets everyone who started finish, and get the code, within their hold)."""
+    return participant is not None and participant.status == status and not participant.is_late()
+
+
+def _elsewhere(slug: str, participant: Participant | None) -> HttpResponse:
+    """The redirect to the page this browser belongs on (the arrival page without a
+    participant; 404 for a study that does not exist)."""
+    if participant is None:
+        _study(slug)
+        return redirect("participate:arrive", slug)
+    return redirect(_where(participant))
+
+
 def _require(request, slug: str, status: str):
     """(study, participant, None) or (study, None, response redirecting elsewhere)."""
     study, participant = _participant(request, slug)
-    if participant is None:
-        return study, None, redirect("participate:arrive", slug)
-    late = participant.is_late()
-    # a closed study lets everyone who started finish (and get the code) within their hold
-    if participant.status != status or late:
-        return study, None, redirect(_where(participant))
+    if not _belongs(participant, status):
+        return study, None, _elsewhere(slug, participant)
     return study, participant, None
 
 
@@ -370,6 +388,8 @@ def _see_other(url: str) -> HttpResponse:
 # bar there. Without the script the form posts normally and gets the 303.
 IN_PAGE_HEADER = "X-Rating-Page"
 PAGE_URL_HEADER = "X-Page-Url"
+PAGE_LAYOUT = "studies/participant_base.html"
+FRAGMENT_LAYOUT = "studies/fragment_base.html"
 
 
 def _in_page(request: HttpRequest) -> bool:
@@ -380,15 +400,38 @@ def _in_page(request: HttpRequest) -> bool:
 def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     """One item (Figure 4). Next POSTs here and saves; the answer is a 303 straight to the
     next open item's page (or the code page), or that page itself for rating.js."""
-    study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
-    if other:  # e.g. the last item sent twice: nothing is stored, the code page is shown
-        return other
-    form = None
     if request.method == "POST":
-        form = RatingForm(request.POST, kind=study.task_kind)
-        if form.is_valid():
-            return _save(request, study, participant, pos, form)
-    return _item_page(request, study, participant, pos, form)
+        return _rate_post(request, slug, pos)
+    study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
+    if other:
+        return other
+    return _item_page(request, study, participant, pos, None)
+
+
+def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
+    """Save one answer. The participant is read by its token and locked in one query, in
+    the transaction of the save (``services.participant_locked``), and the page that
+    follows is built in it too; a refused answer shows the item again with what was sent."""
+    participant = None
+    try:
+        with services.participant_locked(
+            slug=slug, token_hash=_token_hash(request, slug)
+        ) as participant:
+            if _belongs(participant, Participant.Status.QUALIFIED):
+                form = RatingForm(request.POST, kind=participant.study.task_kind)
+                if not form.is_valid():
+                    return _item_page(request, participant.study, participant, pos, form)
+                return _save(request, participant.study, participant, pos, form)
+    except services.TextChanged as exc:  # nothing stored: the page shows the new text
+        messages.warning(request, exc.reason)
+        return _see_other(reverse("participate:rate", args=[slug, pos]))
+    except services.StudyError:  # e.g. an item beyond the first open one: nothing stored
+        if participant is None:  # never: only the save raises, and it needs one
+            raise
+        participant.refresh_from_db()
+        return _see_other(_where(participant))
+    # e.g. the last item sent twice: nothing is stored, the code page is shown
+    return _elsewhere(slug, participant)
 
 
 def _item_page(request, study, participant, pos: int, form, rows=None) -> HttpResponse:
@@ -418,6 +461,8 @@ def _item_page(request, study, participant, pos: int, form, rows=None) -> HttpRe
         "back_url": _url("participate:rate", study.slug, pos - 1) if pos else "",
         "guidelines_url": _url("participate:guidelines", study.slug),
         "seconds_left": _seconds_left(participant),
+        # rating.js swaps in the title and <main> only (fragment_base.html)
+        "layout": FRAGMENT_LAYOUT if _in_page(request) else PAGE_LAYOUT,
     }
     response = render(request, "studies/rate.html", ctx)
     response[PAGE_URL_HEADER] = _url("participate:rate", study.slug, pos)
@@ -438,8 +483,9 @@ def _seconds_left(participant: Participant) -> int:
 
 
 def _save(request, study, participant, pos, form) -> HttpResponse:
-    """Save one answer; 303 to the next open item. A position that is not in the batch, or
-    beyond the first open item, is refused by the service and nothing is stored."""
+    """Save one answer (inside ``participant_locked``); 303 to the next open item. A
+    position that is not in the batch, or beyond the first open item, is refused by the
+    service (``StudyError``, for the caller) and nothing is stored."""
     answer = services.Answer(
         score=form.cleaned_data["score"],
         nonsensical=form.cleaned_data["nonsensical"],
@@ -447,14 +493,7 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         started_at=_shown_at(request, study.slug, pos) or timezone.now(),
         text_version=form.cleaned_data.get("text_version") or "",
     )
-    try:
-        saved = services.item_save(participant=participant, position=pos, answer=answer)
-    except services.TextChanged as exc:  # nothing stored: the page shows the new text
-        messages.warning(request, exc.reason)
-        return _see_other(reverse("participate:rate", args=[study.slug, pos]))
-    except services.StudyError:
-        participant.refresh_from_db()
-        return _see_other(_where(participant))
+    saved = services.item_save(participant=participant, position=pos, answer=answer)
     if saved.next_position is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
     if _in_page(request):

@@ -177,6 +177,10 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     assert page.evaluate("window.keptAcrossItems") == "yes"
     assert [m for m, _ in sent] == ["POST"] and sent[0][1].endswith("/s/demo/rate/0/")
     assert progress(page) == "Finished Samples: 1/5"
+    # only <main> and the title came: the page's header, stylesheets and script stay
+    assert page.locator("header.study-bar").count() == 1
+    assert page.locator("link[rel=stylesheet]").count() == 2
+    assert page.locator("script[src*='rating']").count() == 1
     assert page.evaluate("document.activeElement.classList.contains('rate-title')")
     assert page.title().startswith("Sample 2 of 5")
     page.click(f"label:has(#score-{checks.get(1, 2)})")  # the swapped-in form works by mouse

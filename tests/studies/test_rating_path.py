@@ -18,8 +18,9 @@ pytestmark = pytest.mark.django_db
 
 # On PostgreSQL the slot's compare-and-set and the rating upsert are one statement.
 WRITES = 1 if connection.vendor == "postgresql" else 2
-POST_QUERIES = 6 + WRITES  # participant; lock, batch rows, slot CAS + rating upsert (+ finish);
-# plus the savepoint pair the test's transaction turns BEGIN/COMMIT into
+POST_QUERIES = 3 + WRITES + 2  # the participant read and locked in one query, batch rows,
+# slot CAS + rating upsert, the finish after the last item; plus the savepoint pair the
+# test's transaction turns BEGIN/COMMIT into
 GET_QUERIES = 3  # participant, batch rows, the item with the own answer
 
 
@@ -73,8 +74,8 @@ def test_a_participant_session_never_touches_the_session_table(client):
     assert "sessionid" not in client.cookies
 
 
-# participant; lock, batch rows, slot CAS + rating upsert; the next item
-IN_PAGE_QUERIES = 6 + WRITES
+# the participant read and locked, batch rows, slot CAS + rating upsert, the next item
+IN_PAGE_QUERIES = 3 + WRITES + 2
 # (its page is built from the rows the save read); plus the test's savepoint pair
 
 
@@ -101,7 +102,10 @@ def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
             break
         assert response.status_code == 200, pos
         assert response["X-Page-Url"] == reverse("participate:rate", args=[study.slug, pos + 1])
-        assert f"Sample {pos + 2} of 7" in response.content.decode()
+        page = response.content.decode()
+        assert f"<title>Sample {pos + 2} of 7" in page and 'id="rate-form"' in page
+        # what the script swaps in: the title and <main>, not the head, header or scripts
+        assert "<main>" in page and "<head>" not in page and "<script" not in page
         assert client.cookies[f"shown_{study.slug}"].value.split(":")[0].startswith(f"{pos + 1}|")
         limit = IN_PAGE_QUERIES + _check_extra(pos, checks)
         assert len(queries) <= limit, [q["sql"] for q in queries.captured_queries]
@@ -119,3 +123,26 @@ def test_a_refused_answer_from_the_script_shows_the_same_item_again(client):
     assert response.status_code == 200 and response["X-Page-Url"] == url
     assert "Sample 1 of 7" in response.content.decode()
     assert not Participant.objects.get().rater.ratings.exists()
+
+
+def test_a_rating_post_reads_the_participant_once_and_locked(client):
+    """The save's transaction starts with the one read of the participant (by its token,
+    with its study), which also locks the row; no second read to lock it."""
+    study = open_study(8, per_participant=6, ratings=2, checks=1)
+    arrive(client, study)
+    qualify_by_post(client, study)
+    participant = Participant.objects.get()
+    checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
+    url = reverse("participate:rate", args=[study.slug, 0])
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(
+            url, {"score": checks.get(0, 3), "comment": ""}, headers={"X-Rating-Page": "1"}
+        )
+    assert response.status_code == 200
+    assert response["X-Page-Url"] == reverse("participate:rate", args=[study.slug, 1])
+    reads = [q["sql"] for q in queries.captured_queries if 'FROM "studies_participant"' in q["sql"]]
+    assert len(reads) == 1, reads
+    if connection.vendor == "postgresql":
+        assert reads[0].endswith("FOR UPDATE OF p")
+    assert participant.rater.ratings.count() == (0 if 0 in checks else 1)
