@@ -237,6 +237,8 @@ class Stats:
     http_errors: dict[int, int] = field(default_factory=dict)  # pages, forms and saves
     asset_errors: dict[int, int] = field(default_factory=dict)  # scripts and stylesheets
     errors: list[str] = field(default_factory=list)
+    started: float = 0.0  # time.perf_counter() when the participants were let go
+    arrived: list[float] = field(default_factory=list)  # when each reached its first item
 
     def note(self, message: str) -> None:
         if len(self.errors) < 50:
@@ -268,6 +270,7 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
                 if not accepted:
                     accepted = True
                     stats.accepted += 1
+                    stats.arrived.append(time.perf_counter())
                 t0 = time.perf_counter()
                 page = await profile.rate(browser, page)
                 t1 = time.perf_counter()
@@ -292,7 +295,7 @@ async def run(base: str, profile: Profile, participants: int, timeout: float) ->
     """All participants at once, each in its own browser; stops after ``timeout`` s."""
     import aiohttp
 
-    stats = Stats()
+    stats = Stats(started=time.perf_counter())
     client_timeout = aiohttp.ClientTimeout(total=min(120, timeout))
 
     async def one(n: int) -> None:
@@ -339,12 +342,23 @@ def summary(stats: Stats) -> dict:
     out = {
         "rated_items": len(latencies),
         "items_per_s": None,
+        "window_s": None,
+        "arrivals_s": None,
         "pair_ms": {"p50": None, "p95": None, "p99": None},
     }
     if len(ends) >= 10:
         lo, hi = ends[len(ends) // 10], ends[len(ends) * 9 // 10]
         inside = sum(1 for e in ends if lo <= e <= hi)
         out["items_per_s"] = round(inside / (hi - lo), 2) if hi > lo else None
+        # where that window lies: seconds from the start to the first, the 10th and 90th
+        # percentile and the last completed pair
+        out["window_s"] = [round(t - stats.started, 1) for t in (ends[0], lo, hi, ends[-1])]
+    if stats.arrived:  # seconds from the start to the median and the last first item page
+        arrived = sorted(stats.arrived)
+        out["arrivals_s"] = [
+            round(arrived[len(arrived) // 2] - stats.started, 1),
+            round(arrived[-1] - stats.started, 1),
+        ]
     if latencies:
 
         def pct(p: float) -> float:

@@ -209,7 +209,8 @@ def line(tool: str, n: int, r: dict) -> str:
     p, a, c = r["pair_ms"], r["arrivals"], r["cpu"]
     errors = sum(r["http_errors"].values())
     text = (
-        f"{tool:8} {n:4} | {r['items_per_s'] or 0:7.1f} items/s | pair p50 {p['p50'] or 0:7.0f} "
+        f"{tool:8} {n:4} | {r['items_per_s'] or 0:7.1f} items/s (window s {r.get('window_s')},"
+        f" arrived s {r.get('arrivals_s')}) | pair p50 {p['p50'] or 0:7.0f} "
         f"p95 {p['p95'] or 0:7.0f} p99 {p['p99'] or 0:7.0f} ms | arrivals {a['accepted']}/"
         f"{a['refused']}/{a['errored']} | finished {r['finished']} | HTTP errors {errors}"
         f" (+{sum(r['asset_errors'].values())} assets) | CPU "
