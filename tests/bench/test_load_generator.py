@@ -60,6 +60,15 @@ def test_sustained_rate_uses_the_middle_80_percent_of_completions():
     # completions 10 to 91 count, not the two late ones
     assert out["items_per_s"] == pytest.approx(82 / 81, abs=0.01)
     assert out["pair_ms"]["p50"] == 100.0 and out["pair_ms"]["p99"] == 500.0
+    # where the window lies (stats.started is 0 here): first, 10th, 90th percentile, last
+    assert out["window_s"] == [0, 10, 91, 1001]
+
+
+def test_it_says_when_participants_reached_their_first_item():
+    stats = generator.Stats(started=100.0, arrived=[103.0, 101.0, 102.0, 104.5])
+    out = generator.summary(stats)
+    assert out["arrivals_s"] == [3.0, 4.5]  # the median and the last
+    assert out["items_per_s"] is None and out["window_s"] is None  # no pairs yet
 
 
 @pytest.mark.django_db(transaction=True)
