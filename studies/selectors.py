@@ -4,6 +4,7 @@ answers: no means, no other raters' answers, no model scores."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -301,11 +302,12 @@ def open_positions(participant: Participant) -> list[int]:
     return [pos for pos, done in batch_progress(participant) if not done]
 
 
-def batch_item(participant: Participant, row: BatchRow) -> Item:
-    """The item of one ``batch_rows`` row with the participant's own answer, in one query
-    (hand-written: the five-table join of a sample runs on every rating page)."""
-    position, kind, pk = row.position, row.kind, row.id
-    if kind == "s":
+def item_query(participant: Participant, row: BatchRow) -> tuple[str, list]:
+    """The SQL and parameters that read the item of one ``batch_rows`` row with the
+    participant's own answer (``item_from`` makes the ``Item`` of its one row). Hand-written:
+    the five-table join of a sample runs on every rating page; the rating save runs it in
+    the same statement as its write (``services._save_rating``)."""
+    if row.kind == "s":
         sql = (
             "SELECT h.form, st.precontext, st.sentence, sy.ending, se.gloss,"
             " se.example_sentence, r.score, r.nonsensical, r.comment, '',"
@@ -318,25 +320,22 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
             f" LEFT JOIN {_t(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
             " WHERE sl.id = %s"
         )
-        params = [participant.rater_id, pk]
-    else:
-        sql = (
-            "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
-            " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
-            " NULL, NULL, NULL"
-            f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
-            " WHERE a.id = %s"
-        )
-        params = [pk]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row_values = cursor.fetchone()
-    homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = row_values[
-        :10
-    ]
-    versions = row_values[10:]
+        return sql, [participant.rater_id, row.id]
+    sql = (
+        "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
+        " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
+        " NULL, NULL, NULL"
+        f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
+        " WHERE a.id = %s"
+    )
+    return sql, [row.id]
+
+
+def item_from(participant: Participant, row: BatchRow, values: Sequence) -> Item:
+    """The ``Item`` of ``row`` from the 13 values ``item_query`` reads."""
+    homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = values[:10]
     item = Item(
-        position=position,
+        position=row.position,
         homonym=homonym,
         precontext=pre,
         sentence=sentence,
@@ -349,9 +348,18 @@ def batch_item(participant: Participant, row: BatchRow) -> Item:
         started_at=None,
         sample_id=row.sample_id,
         other_meaning=other or "",
-        text_version=".".join(map(str, versions)) if kind == "s" else "",
+        text_version=".".join(map(str, values[10:13])) if row.kind == "s" else "",
     )
     return with_kind_details([item], participant.study.task_kind)[0]
+
+
+def batch_item(participant: Participant, row: BatchRow) -> Item:
+    """The item of one ``batch_rows`` row with the participant's own answer, in one query."""
+    sql, params = item_query(participant, row)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        values = cursor.fetchone()
+    return item_from(participant, row, values)
 
 
 # --- researcher reads ------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -53,7 +53,11 @@ from .assignment import (
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .selectors import (
     BatchRow,
+    Item,
+    batch_item,
     batch_rows,
+    item_from,
+    item_query,
     participant_by_token,
     participant_row,
     qualification_questions,
@@ -435,27 +439,31 @@ class Saved(NamedTuple):
 
     next_position: int | None
     rows: list[BatchRow]
+    next_item: Item | None = None  # with ``with_next``: the item at ``next_position``
 
 
-def item_save(*, participant: Participant, position: int, answer: Answer) -> Saved:
+def item_save(
+    *, participant: Participant, position: int, answer: Answer, with_next: bool = False
+) -> Saved:
     """Save the answer for the item at ``position`` of the participant's batch; returns the
-    first item still open and the batch's rows after the save. Saving the same item again
-    updates it (UNIQUE(rater, sample): never two ratings). Raises ``SessionOver`` when the
-    participant may not rate any more (a late participant is timed out first, committed),
+    first item still open and the batch's rows after the save, and with ``with_next`` that
+    item too (for the page that follows). Saving the same item again updates it
+    (UNIQUE(rater, sample): never two ratings). Raises ``SessionOver`` when the participant
+    may not rate any more (a late participant is timed out first, committed),
     ``StudyError`` for an item not in the batch or beyond the first open one. Four queries:
-    lock the participant, read the batch's rows, mark the slot done (compare-and-set),
-    upsert the rating; three inside ``participant_locked``, which read and locked the
-    participant already (no savepoint then either: what this raises rolls the caller's
-    block back)."""
+    lock the participant, read the batch's rows, mark the slot done (compare-and-set) and
+    upsert the rating (on PostgreSQL one statement, which also reads the next item); three
+    inside ``participant_locked``, which read and locked the participant already (no
+    savepoint then either: what this raises rolls the caller's block back)."""
     with transaction.atomic(savepoint=not _holds_lock(participant)):
         participant = _locked(participant)
         late = participant.is_late() and _expire(participant)
         if not late:
-            return _item_save(participant, position, answer)
+            return _item_save(participant, position, answer, with_next)
     raise SessionOver("Your time for this study has run out.")
 
 
-def _item_save(participant: Participant, position: int, answer: Answer) -> Saved:
+def _item_save(participant: Participant, position: int, answer: Answer, with_next: bool) -> Saved:
     if participant.status != Participant.Status.QUALIFIED:
         raise SessionOver("This session can no longer be changed.")
     rows = batch_rows(participant.pk)
@@ -465,23 +473,36 @@ def _item_save(participant: Participant, position: int, answer: Answer) -> Saved
         raise StudyError("There is no such item in your batch.")
     if not row.answered and position != still_open[0]:
         raise StudyError("Please answer the items in order.")
+    left = [p for p in still_open if p != position]
+    then = next(r for r in rows if r.position == left[0]) if left and with_next else None
+    values = None
     if row.kind == "s":
         _check_choice(participant.study, row.sample_id, answer.score)
-        _save_rating(participant, row, answer)
+        values = _save_rating(participant, row, answer, then_read=then)
     else:
         _save_check(participant, position, answer)
     status = Slot.Status.DONE if row.status == Slot.Status.RESERVED else row.status
     after = [r._replace(answered=True, status=status) if r is row else r for r in rows]
-    left = [p for p in still_open if p != position]
     if left:
-        return Saved(left[0], after)
+        if then is None:
+            return Saved(left[0], after)
+        if values is not None and values[0] is not None:  # read with the write
+            item = item_from(participant, then, values)
+        else:
+            item = batch_item(participant, then)
+        return Saved(left[0], after, item)
     participant.status = Participant.Status.FINISHED
     participant.finished_at = timezone.now()
     participant.save(update_fields=["status", "finished_at"])
     return Saved(None, after)
 
 
-def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> None:
+def _save_rating(
+    participant: Participant, row: BatchRow, answer: Answer, then_read: BatchRow | None = None
+) -> Sequence | None:
+    """Mark the slot of ``row`` done and write the rating; with ``then_read``, the values of
+    that row's item (``selectors.item_query``) when they were read in the same statement (a
+    first save on PostgreSQL), else None."""
     # compare-and-set: a slot released by a concurrent timeout is not ours any more
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     slots = connection.ops.quote_name(Slot._meta.db_table)
@@ -493,17 +514,24 @@ def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> Non
         claim = f"UPDATE {slots} SET done_at = %s{held}"
     # else a re-save: the row was read under the participant's lock
     write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
+    following = None
     with connection.cursor() as cursor:
         if claim and connection.vendor == "postgresql":
             # one round trip: the claim and the write in one statement; the write only
-            # happens when the claim did (its count says which of the two refused)
-            cursor.execute(
+            # happens when the claim did (its count says which of the two refused); and the
+            # next page's item read in it too (another row: the write does not touch it)
+            sql = (
                 f"WITH claimed AS ({claim} RETURNING id), written AS ({write} AND EXISTS"
                 " (SELECT 1 FROM claimed) " + _RATING_CONFLICT + " RETURNING 1)"
-                " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)",
-                [now, row.id, participant.pk, *params],
+                " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)"
             )
-            claimed, written = cursor.fetchone()
+            sql_params = [now, row.id, participant.pk, *params]
+            if then_read is not None:
+                item_sql, item_params = item_query(participant, then_read)
+                sql += f", nx.* FROM (SELECT 1) one LEFT JOIN ({item_sql}) nx ON true"
+                sql_params += item_params
+            cursor.execute(sql, sql_params)
+            claimed, written, *following = cursor.fetchone()
         else:
             claimed = 1
             if claim:
@@ -520,6 +548,7 @@ def _save_rating(participant: Participant, row: BatchRow, answer: Answer) -> Non
             )
     if row.status == Slot.Status.VOID and not _is_excluded(participant):
         slots_restore(participant)  # included again while still rating: count this one
+    return following or None
 
 
 def _check_choice(study: Study, sample_id: int | None, score: int) -> None:

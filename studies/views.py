@@ -434,16 +434,16 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     return _elsewhere(slug, participant)
 
 
-def _item_page(request, study, participant, pos: int, form, rows=None) -> HttpResponse:
-    """The page of the item at ``pos`` (``form``: the refused answer to show again; ``rows``:
-    the batch's rows when the caller has them, as a save does)."""
+def _item_page(request, study, participant, pos: int, form, rows=None, item=None) -> HttpResponse:
+    """The page of the item at ``pos`` (``form``: the refused answer to show again; ``rows``
+    and ``item``: the batch's rows and that item when the caller has them, as a save does)."""
     if rows is None:
         rows = selectors.batch_rows(participant.pk)
     reachable = next((r[0] for r in rows if not r[1]), None)
     row = next((r for r in rows if r[0] == pos), None)
     if row is None or (reachable is not None and pos > reachable):
         return redirect(_where(participant))
-    item = selectors.batch_item(participant, row)
+    item = item or selectors.batch_item(participant, row)
     answer = (
         form.shown_answer()
         if form is not None
@@ -493,11 +493,16 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
         started_at=_shown_at(request, study.slug, pos) or timezone.now(),
         text_version=form.cleaned_data.get("text_version") or "",
     )
-    saved = services.item_save(participant=participant, position=pos, answer=answer)
+    in_page = _in_page(request)  # the next item's page comes in this answer
+    saved = services.item_save(
+        participant=participant, position=pos, answer=answer, with_next=in_page
+    )
     if saved.next_position is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
-    if _in_page(request):
-        return _item_page(request, study, participant, saved.next_position, None, saved.rows)
+    if in_page:
+        return _item_page(
+            request, study, participant, saved.next_position, None, saved.rows, saved.next_item
+        )
     return _see_other(_url("participate:rate", study.slug, saved.next_position))
 
 
