@@ -66,8 +66,19 @@ def test_fifty_parallel_participants_fill_every_sample_exactly():
 ARRIVALS = 60  # 1.2x the 50 batches
 
 
+def _next_location(page) -> str:
+    """Where a rating POST's answer leads: the item it carries (the script's answer, 200
+    with ``X-Page-Url``) or the redirect (a form's 303)."""
+    if page.status_code == 200:
+        return page["X-Page-Url"]
+    assert page.status_code == 303, page.status_code
+    return page["Location"]
+
+
 def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> None:
-    """One participant's browser: link, consent, qualification, every item by POST."""
+    """One participant's browser: link, consent, qualification, every item by POST; odd
+    participants post as rating.js does (the next item comes in the answer), even ones as a
+    form without scripts (303)."""
     from django.test import Client
 
     from .test_participant_views import arrive
@@ -85,17 +96,18 @@ def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> N
             outcomes.append(("no place", n) if full or busy else refused)
             return
         answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
-        page = client.post(consent["Location"], answers)
+        location = client.post(consent["Location"], answers)["Location"]
+        headers = {"X-Rating-Page": "1"} if n % 2 else {}
         rated = 0
-        while "/rate/" in page["Location"]:
-            pos = int(page["Location"].rstrip("/").rsplit("/", 1)[1])
+        while "/rate/" in location:
+            pos = int(location.rstrip("/").rsplit("/", 1)[1])
             participant = Participant.objects.get(prolific_pid=pid(n))
             check = participant.attention_answers.filter(position=pos).first()
             score = check.question.expected if check else 3
-            page = client.post(page["Location"], {"score": score, "comment": ""})
-            assert page.status_code == 303, page.status_code
+            page = client.post(location, {"score": score, "comment": ""}, headers=headers)
+            location = _next_location(page)
             rated += 1
-        assert page["Location"].endswith("/done/"), page["Location"]
+        assert location.endswith("/done/"), location
         outcomes.append(("finished", n, rated))
     except Exception as exc:  # collected and asserted on in the main thread
         outcomes.append(("error", n, repr(exc)))
