@@ -424,6 +424,10 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
                 return _save(request, participant.study, participant, pos, form)
     except services.TextChanged as exc:  # nothing stored: the page shows the new text
         messages.warning(request, exc.reason)
+        if _in_page(request) and participant is not None:
+            # in this answer: a redirect would be followed by fetch(), whose page would
+            # show (and use up) the notice before the script loads the item again
+            return _item_page(request, participant.study, participant, pos, None)
         return _see_other(reverse("participate:rate", args=[slug, pos]))
     except services.StudyError:  # e.g. an item beyond the first open one: nothing stored
         if participant is None:  # never: only the save raises, and it needs one

@@ -155,3 +155,28 @@ def test_the_rating_page_sends_the_versions_it_showed_and_a_stale_answer_shows_t
     response = client.post(url, {**answer, "text_version": "2.1.1"})
     assert response.status_code == 303 and response["Location"].endswith("/done/")
     assert Rating.objects.get().setup_version == 2
+
+
+def test_the_script_gets_the_new_text_and_the_notice_in_its_answer(client):
+    """rating.js posts a stale answer: nothing is stored and its answer is the same item
+    with the new text and the notice (a redirect would be followed by fetch(), using the
+    notice up before the script loads the page)."""
+    from django.urls import reverse
+
+    from .test_participant_views import arrive, qualify_by_post
+
+    study = open_study(1, per_participant=1, ratings=1, checks=0, slug="stale-script")
+    arrive(client, study, pid(2))
+    qualify_by_post(client, study)
+    url = reverse("participate:rate", args=["stale-script", 0])
+    client.get(url)
+    slot = Slot.objects.get(participant__prolific_pid=pid(2))
+    services.sample_texts_edit(sample=slot.sample, texts={"sentence": "They followed it."})
+    answer = {"score": 4, "comment": "", "text_version": "1.1.1"}
+    response = client.post(url, answer, headers={"X-Rating-Page": "1"})
+    assert response.status_code == 200 and response["X-Page-Url"] == url
+    page = response.content.decode()
+    assert "They followed it." in page and "just been corrected" in page
+    assert 'name="text_version" value="2.1.1"' in page
+    assert not Rating.objects.exists()
+    assert "just been corrected" not in client.get(url).content.decode()  # shown once
