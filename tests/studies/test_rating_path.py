@@ -79,8 +79,8 @@ def test_a_participant_session_never_touches_the_session_table(client):
 # On PostgreSQL the statement that saves a sample also reads the next item (the page the
 # script gets back); a check's save reads it after.
 NEXT_READ = 0 if connection.vendor == "postgresql" else 1
-# the participant read and locked, batch rows, slot CAS + rating upsert (+ the next item);
-# plus the savepoint pair
+# the participant read and locked, batch rows, slot CAS + rating upsert (+ the next item;
+# its page is built from the rows the save read); plus the test's savepoint pair
 IN_PAGE_QUERIES = 2 + WRITES + NEXT_READ + 2
 
 
@@ -88,9 +88,6 @@ def _in_page_check_extra(pos: int, checks: dict) -> int:
     """A check's extra queries when the script posts it: its read and write, and the next
     item read apart."""
     return _check_extra(pos, checks) + 1 - NEXT_READ if pos in checks else 0
-
-
-# (its page is built from the rows the save read); plus the test's savepoint pair
 
 
 def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
