@@ -13,8 +13,9 @@ interrupted run keeps what it finished.
     python bench/ml_cv.py --compare quality-frozen quality-ranker   # what the level adds
     python bench/ml_cv.py --only quality-shipped --seeds 3 --add-seeds  # seeds 1, 2 beside 0
 
-``--add-seeds`` runs only the seeds of 0..N-1 that the stored result of the configuration
-lacks, and stores the old and new fold scores together (the summary over all of them).
+``--add-seeds`` runs only the seeds of 0..N-1 (or of ``--seed-list``) that the stored
+result of the configuration lacks, and stores the old and new fold scores together (the
+summary over all of them).
 
 ``--compare A B`` runs nothing: it reads both results and stores the interval of the
 per-fold differences A - B on the folds both were scored on (same seeds, same samples).
@@ -159,6 +160,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="+", choices=sorted(CONFIGS), default=list(CHEAP))
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seeds", type=int, default=3, help="repeats: seeds 0..N-1")
+    ap.add_argument("--seed-list", type=int, nargs="+", help="these fold seeds instead of 0..N-1")
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_cv.json")
     ap.add_argument(
         "--add-seeds", action="store_true", help="run only seeds the stored result lacks"
@@ -184,6 +186,7 @@ def main() -> None:
     show_progress(1)
     share_finetuned_ratings()
     samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
+    wanted = args.seed_list or list(range(args.seeds))
     for name in args.only:
         backend, params, what = CONFIGS[name]
         print(f"== {name}: {backend} {json.dumps(params)} ({what})", flush=True)
@@ -198,7 +201,7 @@ def main() -> None:
             samples,
             backend_fit_predict(backend, params),
             folds=args.folds,
-            seeds=[seed for seed in range(args.seeds) if seed not in done],
+            seeds=[seed for seed in wanted if seed not in done],
             log=lambda line: print(line, flush=True),
         )
         result = CVResult(stored.folds + result.folds, stored.pooled + result.pooled)
