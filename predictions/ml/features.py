@@ -134,8 +134,9 @@ def homonym_vectors(
                 return_tensors="pt",
             )
             offsets = enc.pop("offset_mapping")
+            inputs = {k: v.to(model.device) for k, v in enc.items()}
             with torch.inference_mode():
-                hidden = model(**enc).last_hidden_state
+                hidden = model(**inputs).last_hidden_state.cpu()
             for j, (key, (_, span)) in enumerate(chunk):
                 mask = enc["attention_mask"][j].bool()
                 sel = torch.zeros_like(mask)
