@@ -47,9 +47,11 @@ def set_offline(threads: int = DEFAULT_THREADS) -> None:
 
 
 def torch_device() -> str:
-    """Where the MiniLM models run: ``AMBISITE_TORCH_DEVICE`` (``cuda``, ``cuda:1``), default
-    ``cpu``. The CPU is the default everywhere (and the only device CI has); the results
-    on another device differ from the CPU's in the last digits."""
+    """Where the frozen MiniLM and the bi-encoder (training and inference) run:
+    ``AMBISITE_TORCH_DEVICE`` (``cuda``, ``cuda:1``), default ``cpu``, the only device CI
+    has; the cross-encoder stays on the CPU. Frozen features agree with the CPU's to float
+    precision; fine-tuning's arithmetic differs between devices, so a bi-encoder trained
+    elsewhere scores a little differently (docs/model-runs.md)."""
     return os.environ.get("AMBISITE_TORCH_DEVICE", "").strip() or "cpu"
 
 
