@@ -56,73 +56,14 @@ TOKEN_PAIRS = (  # the token-to-token similarities the layer variants recompute
 )
 
 
-def layer_vectors(items, cache, layers=LAYERS, batch_size=32) -> np.ndarray:
-    """As ``features.homonym_vectors``, from the sum of ``layers`` (own cache keys)."""
-    import torch
-
-    from predictions.ml import features
-
-    tag = "-".join(str(v) for v in layers)
-    keyed = [f"tokL{tag}|{a}|{b}|{t}" for t, sp in items for a, b in [sp or (-1, -1)]]
-    todo = [(k, it) for k, it in dict(zip(keyed, items)).items() if cache.get(k) is None]
-    if todo:
-        model, tokenizer = features._token_model()
-        model.eval()
-        for start in range(0, len(todo), batch_size):
-            chunk = todo[start : start + batch_size]
-            enc = tokenizer(
-                [t for _, (t, _) in chunk],
-                return_offsets_mapping=True,
-                padding=True,
-                truncation=True,
-                max_length=256,
-                return_tensors="pt",
-            )
-            offsets = enc.pop("offset_mapping")
-            with torch.inference_mode():
-                states = model(**enc, output_hidden_states=True).hidden_states
-                hidden = sum(states[i] for i in layers)
-            for j, (key, (_, span)) in enumerate(chunk):
-                mask = enc["attention_mask"][j].bool()
-                sel = torch.zeros_like(mask)
-                if span is not None:
-                    sel = (offsets[j][:, 0] < span[1]) & (offsets[j][:, 1] > span[0]) & mask
-                if int(sel.sum()) == 0:
-                    sel = mask
-                vec = hidden[j][sel].mean(0)
-                cache.put(key, (vec / vec.norm()).numpy())
-        cache.save()
-    return np.stack([cache.vector(k) for k in keyed]).astype(np.float32)
-
-
-def token_items(samples) -> dict[str, list]:
-    from predictions.ml.features import homonym_span
-    from predictions.ml.texts import field, gloss_text, sense_text, story_text
-
-    hom = [field(s, "homonym") for s in samples]
-    pre = [len(field(s, "precontext")) for s in samples]
-    story = [story_text(s, mark=False) for s in samples]
-    noend = [story_text(s, mark=False, with_ending=False) for s in samples]
-    sense = [sense_text(s) for s in samples]
-    return {
-        "story": [(t, homonym_span(t, h, p)) for t, h, p in zip(story, hom, pre)],
-        "noend": [(t, homonym_span(t, h, p)) for t, h, p in zip(noend, hom, pre)],
-        "example": [
-            (t, homonym_span(t, h))
-            for t, h in zip([field(s, "example_sentence") for s in samples], hom)
-        ],
-        "tsense": [(t, homonym_span(t, h)) for t, h in zip(sense, hom)],
-        "texample": [
-            (t, homonym_span(t, h, len(gloss_text(s)))) for t, h, s in zip(sense, hom, samples)
-        ],
-    }
-
-
 def layer_columns(samples, scratch: Path) -> np.ndarray:
     from predictions.ml.encoder import EmbeddingCache
+    from predictions.ml.features import homonym_items, homonym_vectors
 
     cache = EmbeddingCache(scratch / "layer_tokens.npz")
-    vec = {k: layer_vectors(v, cache) for k, v in token_items(samples).items()}
+    vec = {
+        k: homonym_vectors(v, cache=cache, layers=LAYERS) for k, v in homonym_items(samples).items()
+    }
     vec["shift"] = vec["story"] - vec["noend"]
     return np.stack([(vec[a] * vec[b]).sum(1) for _, a, b in TOKEN_PAIRS], 1).astype(float)
 
@@ -186,17 +127,16 @@ def inner_alpha(fit, grid=(0.1, 1.0, 10.0, 100.0, 1000.0)) -> float:
 def diag_features(samples) -> np.ndarray:
     """Story-sense products of homonym vectors minus the same for the story's other sense."""
     from predictions.ml.encoder import EmbeddingCache, embed
-    from predictions.ml.features import homonym_vectors, partner_index
+    from predictions.ml.features import homonym_items, homonym_vectors, partner_index
     from predictions.ml.texts import sense_text, story_text
 
     tcache = EmbeddingCache(Path(CACHE) / "minilm_tokens.npz")
     scache = EmbeddingCache(Path(CACHE) / "minilm_sentences.npz")
-    items = token_items(samples)
+    items = homonym_items(samples)
+    story = homonym_vectors(items["story"], cache=tcache)
     blocks = [
-        homonym_vectors(items["story"], cache=tcache)
-        * homonym_vectors(items["tsense"], cache=tcache),
-        homonym_vectors(items["story"], cache=tcache)
-        * homonym_vectors(items["example"], cache=tcache),
+        story * homonym_vectors(items["tsense"], cache=tcache),
+        story * homonym_vectors(items["example"], cache=tcache),
         embed([story_text(s, mark=False) for s in samples], cache=scache)
         * embed([sense_text(s) for s in samples], cache=scache),
     ]

@@ -41,6 +41,7 @@ __all__ = [
     "setup_sense_groups",
     "homonym_span",
     "homonym_vectors",
+    "homonym_items",
     "raw_features",
     "contrast_features",
     "RAW_NAMES",
@@ -108,15 +109,21 @@ def homonym_vectors(
     *,
     cache: EmbeddingCache | None = None,
     batch_size: int = 32,
+    layers: Sequence[int] = (),
 ) -> np.ndarray:
-    """Unit-norm last-layer MiniLM vectors of the tokens covering each span.
+    """Unit-norm MiniLM vectors of the tokens covering each span: the last layer's, or with
+    ``layers`` the sum of those hidden states (indices into ``hidden_states``, 0 being the
+    embeddings; cached under their own keys).
 
     ``items`` are ``(text, (start, end))``; a missing span falls back to mean pooling.
     """
     import torch
 
+    prefix = "tok" + ("L" + "-".join(str(i) for i in layers) if layers else "")
     keyed = [
-        f"tok|{a}|{b}|{t}" if sp else f"tok|-|-|{t}" for t, sp in items for a, b in [sp or (0, 0)]
+        f"{prefix}|{a}|{b}|{t}" if sp else f"{prefix}|-|-|{t}"
+        for t, sp in items
+        for a, b in [sp or (0, 0)]
     ]
     store = cache if cache is not None else EmbeddingCache(None)
     todo = [(k, it) for k, it in dict(zip(keyed, items)).items() if store.get(k) is None]
@@ -136,7 +143,11 @@ def homonym_vectors(
             offsets = enc.pop("offset_mapping")
             inputs = {k: v.to(model.device) for k, v in enc.items()}
             with torch.inference_mode():
-                hidden = model(**inputs).last_hidden_state.cpu()
+                if layers:
+                    states = model(**inputs, output_hidden_states=True).hidden_states
+                    hidden = sum(states[i] for i in layers).cpu()
+                else:
+                    hidden = model(**inputs).last_hidden_state.cpu()
             for j, (key, (_, span)) in enumerate(chunk):
                 mask = enc["attention_mask"][j].bool()
                 sel = torch.zeros_like(mask)
@@ -149,6 +160,29 @@ def homonym_vectors(
                 store.put(key, (vec / vec.norm()).numpy())
         store.save()
     return np.stack([store.vector(k) for k in keyed]).astype(np.float32)
+
+
+def homonym_items(
+    samples: Sequence[SampleFields],
+) -> dict[str, list[tuple[str, tuple[int, int] | None]]]:
+    """The (text, homonym span) items of :func:`homonym_vectors` per view: the story with
+    and without its ending (the homonym at or after the ambiguous sentence), the example
+    sentence, and the sense text at its leading homonym and at the example inside it."""
+    hom = [field(s, "homonym") for s in samples]
+    pre = [len(field(s, "precontext")) for s in samples]
+    story = [story_text(s, mark=False) for s in samples]
+    noend = [story_text(s, mark=False, with_ending=False) for s in samples]
+    example = [field(s, "example_sentence") for s in samples]
+    sense = [sense_text(s) for s in samples]
+    return {
+        "story": [(t, homonym_span(t, h, p)) for t, h, p in zip(story, hom, pre)],
+        "noend": [(t, homonym_span(t, h, p)) for t, h, p in zip(noend, hom, pre)],
+        "example": [(t, homonym_span(t, h)) for t, h in zip(example, hom)],
+        "tsense": [(t, homonym_span(t, h)) for t, h in zip(sense, hom)],
+        "texample": [
+            (t, homonym_span(t, h, len(gloss_text(s)))) for t, h, s in zip(sense, hom, samples)
+        ],
+    }
 
 
 def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -179,19 +213,7 @@ def raw_features(
         for b in _SENSE_PARTS:
             c = _cos(vec[a], vec[b])
             cols.append(c * has_end if a == "ending" else c)
-    hom = [field(s, "homonym") for s in samples]
-    pre = [len(field(s, "precontext")) for s in samples]
-    tok = {
-        "story": [(t, homonym_span(t, h, p)) for t, h, p in zip(texts["story"], hom, pre)],
-        "noend": [(t, homonym_span(t, h, p)) for t, h, p in zip(texts["story_noend"], hom, pre)],
-        "example": [(t, homonym_span(t, h)) for t, h in zip(texts["example"], hom)],
-        "tsense": [(t, homonym_span(t, h)) for t, h in zip(texts["sense"], hom)],
-        "texample": [
-            (t, homonym_span(t, h, len(gloss_text(s))))
-            for t, h, s in zip(texts["sense"], hom, samples)
-        ],
-    }
-    tv = {k: homonym_vectors(v, cache=tcache) for k, v in tok.items()}
+    tv = {k: homonym_vectors(v, cache=tcache) for k, v in homonym_items(samples).items()}
     shift = tv["story"] - tv["noend"]
     cols += [
         _cos(tv["story"], tv["example"]),
