@@ -43,6 +43,14 @@ RECIPES: dict[str, dict] = {
     "epochs4": {"epochs": 4, "lr": 2e-5, "batch_size": 8, "seed": 13},
     "lr4e-5": {"epochs": 2, "lr": 4e-5, "batch_size": 8, "seed": 13},
     "layer-2": {"epochs": 2, "lr": 2e-5, "batch_size": 8, "seed": 13, "layer": -2},
+    "stories": {"epochs": 2, "lr": 2e-5, "batch_size": 8, "seed": 13, "contrasts": "sense+story"},
+    "stories-e1": {
+        "epochs": 1,
+        "lr": 2e-5,
+        "batch_size": 8,
+        "seed": 13,
+        "contrasts": "sense+story",
+    },
 }
 
 
@@ -136,8 +144,11 @@ def summary(rows_path: Path, baseline: str = "shipped@0.5") -> dict:
 
 
 def run_pair(task: tuple) -> list[dict]:
-    """All folds of one fold seed for one recipe; rows for each weight and frozen."""
-    recipe, seed, samples_path, out, cache, weights, folds, threads = task
+    """The folds of one fold seed for one recipe (all, or the listed ones: an optional ninth
+    item); rows for each weight and, unless a tenth item is False, the frozen predictor."""
+    recipe, seed, samples_path, out, cache, weights, folds, threads, *rest = task
+    only = rest[0] if rest and rest[0] is not None else range(folds)
+    with_frozen = rest[1] if len(rest) > 1 else True
     import torch
 
     torch.set_num_threads(threads)
@@ -149,7 +160,7 @@ def run_pair(task: tuple) -> list[dict]:
     samples = json.loads(Path(samples_path).read_text())
     assignment = grouped_folds([group_of(s) for s in samples], folds, seed)
     rows = []
-    for k in range(folds):
+    for k in only:
         fit = [s for s, f in zip(samples, assignment) if f != k]
         test = [s for s, f in zip(samples, assignment) if f == k]
         test_input = [strip_labels(s) for s in test]
@@ -161,7 +172,7 @@ def run_pair(task: tuple) -> list[dict]:
         trained = time.perf_counter() - started
         model = load_trained(model_dir)
         for weight in [None, *weights]:
-            if weight is None and recipe != "shipped":
+            if weight is None and (recipe != "shipped" or not with_frozen):
                 continue  # the frozen predictor does not depend on the recipe
             predictor = QualityPredictor(cache_dir=cache).fit(
                 fit,
@@ -202,6 +213,14 @@ def main() -> None:
     ap.add_argument("--seeds", nargs="+", type=int, default=[0])
     ap.add_argument("--weights", nargs="+", type=float, default=[0.5, 1.0])
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument(
+        "--pairs",
+        nargs="+",
+        metavar="RECIPE:SEED",
+        help="run these (recipe, fold seed) pairs, one task per fold, in this order "
+        "(instead of every recipe with every seed, one task per pair)",
+    )
+    ap.add_argument("--no-frozen", action="store_true", help="skip the frozen predictor")
     ap.add_argument("--procs", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", default="var/quality-cache")
@@ -228,11 +247,19 @@ def main() -> None:
         flush=True,
     )
     args.out.mkdir(parents=True, exist_ok=True)
-    tasks = [
-        (r, s, str(args.samples), str(args.out), args.cache, args.weights, args.folds, args.threads)
-        for r in args.recipes
-        for s in args.seeds
-    ]
+    common = (str(args.samples), str(args.out), args.cache, args.weights, args.folds, args.threads)
+    if args.pairs:
+        pairs = [(p.split(":")[0], int(p.split(":")[1])) for p in args.pairs]
+        unknown = sorted({r for r, _ in pairs} - set(RECIPES))
+        if unknown:
+            ap.error(f"--pairs: unknown recipe {', '.join(unknown)}")
+        tasks = [
+            (r, s, *common, [k], not args.no_frozen) for r, s in pairs for k in range(args.folds)
+        ]
+    else:
+        tasks = [
+            (r, s, *common, None, not args.no_frozen) for r in args.recipes for s in args.seeds
+        ]
     rows: list[dict] = []
     if args.procs > 1:
         import multiprocessing as mp

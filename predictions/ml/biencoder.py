@@ -9,7 +9,10 @@ frozen cosine ranks dev at Spearman ~0.30), and fine-tuning sharpens it.
 
 Training is pairwise: for each story judged on two senses, a BCE on
 ``SCALE * (cos_a - cos_b)`` against ``(avg_a - avg_b + 4) / 8``, i.e. which sense the story
-prefers and by how much. Labels are read only by :func:`train`.
+prefers and by how much. With ``contrasts="sense+story"`` the same loss is also taken along
+the other axis of a setup: one sense judged on two stories of the setup (two endings, or an
+ending and none), i.e. which story makes the sense more plausible. Labels are read only by
+:func:`train`.
 
 ``train(samples, out_dir)`` writes a transformers model directory plus ``train_log.json``
 (``"architecture": "biencoder"``, per-epoch loss and seconds); :func:`load_trained` loads
@@ -29,13 +32,14 @@ from .crossencoder import CrossEncoderModel
 from .encoder import DEFAULT_THREADS, model_path, set_offline, torch_device
 from .features import homonym_span
 from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
-from .texts import SampleFields, field, sense_text, story_text
+from .texts import SampleFields, field, sense_text, setup_key, story_groups, story_text
 
-__all__ = ["BiEncoderModel", "train", "load_trained", "ARCHITECTURE", "SCALE"]
+__all__ = ["BiEncoderModel", "train", "load_trained", "ARCHITECTURE", "SCALE", "CONTRASTS"]
 
 ARCHITECTURE = "biencoder"
 SCALE = 10.0  # cosine difference -> logit; fixed (cosines differ by ~0.1 between senses)
 MAX_SEQ_LENGTH = 256
+CONTRASTS = ("sense", "sense+story")  # which pairs :func:`train` learns from
 CENTER = 3.0  # rating = CENTER + 2 * cosine, clipped to [1, 5]: a score, not a calibration
 
 
@@ -143,6 +147,17 @@ def _pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
     return [(unit[0], unit[1]) for unit in story_units(data) if len(unit) == 2]
 
 
+def _story_pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
+    """(a, b) indices of every two stories of one setup judged on the same sense."""
+    keys = [setup_key(s) + (field(s, "judged_meaning"),) for s in data]
+    return [
+        (group[i], group[j])
+        for group in story_groups(keys)
+        for i in range(len(group))
+        for j in range(i + 1, len(group))
+    ]
+
+
 def train(
     samples: Sequence[SampleFields],
     out_dir: str | Path,
@@ -153,31 +168,49 @@ def train(
     lr: float = 2e-5,
     layer: int = -1,
     max_seq_length: int = MAX_SEQ_LENGTH,
+    contrasts: str = "sense",
     log: Callable[[str], None] = print,
     on_step: Callable[[int, int], None] | None = None,
 ) -> BiEncoderModel:
     """Fine-tune MiniLM on the two-sense stories of labelled ``samples``; save to ``out_dir``.
 
-    ``batch_size`` counts stories (each brings its two senses). AdamW with 10% warm-up and
+    ``batch_size`` counts pairs (a story with its two senses, or with ``contrasts=
+    "sense+story"`` also a sense with two stories of its setup). AdamW with 10% warm-up and
     linear decay. Returns the trained model.
     """
     import torch
 
+    if contrasts not in CONTRASTS:
+        raise ValueError(f"contrasts: {contrasts!r} is not one of {', '.join(CONTRASTS)}")
     seed_all(seed)
     bi = BiEncoderModel.base(layer=layer, max_seq_length=max_seq_length)
     data = list(samples)
     pairs = _pairs(data)
     if not pairs:
         raise ValueError("no story is judged on two senses: nothing to train on")
+    n_sense = len(pairs)
+    if contrasts == "sense+story":
+        pairs += _story_pairs(data)
+    by_story = set(pairs[:n_sense])
     loss_fn = torch.nn.BCEWithLogitsLoss()
 
+    def logits(chunk: list[tuple[int, int]], same_story: bool) -> Any:
+        if same_story:  # one story, two senses
+            story = bi.vectors([_story_item(data[a]) for a, _ in chunk])
+            sense_a = bi.vectors([_sense_item(data[a]) for a, _ in chunk])
+            sense_b = bi.vectors([_sense_item(data[b]) for _, b in chunk])
+            return SCALE * ((story * sense_a).sum(1) - (story * sense_b).sum(1))
+        sense = bi.vectors([_sense_item(data[a]) for a, _ in chunk])  # one sense, two stories
+        story_a = bi.vectors([_story_item(data[a]) for a, _ in chunk])
+        story_b = bi.vectors([_story_item(data[b]) for _, b in chunk])
+        return SCALE * ((story_a * sense).sum(1) - (story_b * sense).sum(1))
+
     def batch_loss(chunk: list[tuple[int, int]]) -> tuple[Any, int]:
-        story = bi.vectors([_story_item(data[a]) for a, _ in chunk])
-        sense_a = bi.vectors([_sense_item(data[a]) for a, _ in chunk])
-        sense_b = bi.vectors([_sense_item(data[b]) for _, b in chunk])
-        logit = SCALE * ((story * sense_a).sum(1) - (story * sense_b).sum(1))
+        parts = [[p for p in chunk if p in by_story], [p for p in chunk if p not in by_story]]
+        order = [p for part in parts for p in part]
+        logit = torch.cat([logits(part, i == 0) for i, part in enumerate(parts) if part])
         target = torch.tensor(
-            [(float(data[a]["average"]) - float(data[b]["average"]) + 4) / 8 for a, b in chunk],
+            [(float(data[a]["average"]) - float(data[b]["average"]) + 4) / 8 for a, b in order],
             dtype=torch.float32,
             device=logit.device,
         )
@@ -200,6 +233,8 @@ def train(
         "epochs": history,
         "n_samples": len(data),
         "n_pairs": len(pairs),
+        "n_story_pairs": len(pairs) - n_sense,
+        "contrasts": contrasts,
         "seed": seed,
         "batch_size": batch_size,
         "lr": lr,
