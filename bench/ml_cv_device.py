@@ -143,6 +143,19 @@ def summary(rows_path: Path, baseline: str = "shipped@0.5") -> dict:
     return out
 
 
+def parse_pairs(values: list[str]) -> list[tuple[str, int]]:
+    """``["shipped:2", ...]`` -> ``[("shipped", 2), ...]``; a clear error naming a bad one."""
+    pairs = []
+    for value in values:
+        recipe, _, seed = value.partition(":")
+        if recipe not in RECIPES or not seed.strip().isdigit():
+            raise ValueError(
+                f"--pairs: {value!r} is not RECIPE:SEED with RECIPE one of {', '.join(RECIPES)}"
+            )
+        pairs.append((recipe, int(seed)))
+    return pairs
+
+
 def run_pair(task: tuple) -> list[dict]:
     """The folds of one fold seed for one recipe (all, or the listed ones: an optional ninth
     item); rows for each weight and, unless a tenth item is False, the frozen predictor."""
@@ -235,6 +248,19 @@ def main() -> None:
     if args.pack:
         pack(args.pack, args.samples)
         return
+    common = (str(args.samples), str(args.out), args.cache, args.weights, args.folds, args.threads)
+    if args.pairs:
+        try:
+            pairs = parse_pairs(args.pairs)
+        except ValueError as exc:
+            ap.error(str(exc))
+        tasks = [
+            (r, s, *common, [k], not args.no_frozen) for r, s in pairs for k in range(args.folds)
+        ]
+    else:
+        tasks = [
+            (r, s, *common, None, not args.no_frozen) for r in args.recipes for s in args.seeds
+        ]
     from predictions.ml.encoder import torch_device
     from predictions.ml.features import raw_features
 
@@ -247,19 +273,6 @@ def main() -> None:
         flush=True,
     )
     args.out.mkdir(parents=True, exist_ok=True)
-    common = (str(args.samples), str(args.out), args.cache, args.weights, args.folds, args.threads)
-    if args.pairs:
-        pairs = [(p.split(":")[0], int(p.split(":")[1])) for p in args.pairs]
-        unknown = sorted({r for r, _ in pairs} - set(RECIPES))
-        if unknown:
-            ap.error(f"--pairs: unknown recipe {', '.join(unknown)}")
-        tasks = [
-            (r, s, *common, [k], not args.no_frozen) for r, s in pairs for k in range(args.folds)
-        ]
-    else:
-        tasks = [
-            (r, s, *common, None, not args.no_frozen) for r in args.recipes for s in args.seeds
-        ]
     rows: list[dict] = []
     if args.procs > 1:
         import multiprocessing as mp

