@@ -266,6 +266,7 @@ class Browser:
         self.failures: list[str] = []
         self.unavailable: list[httpx.Response] = []
         self.full: list[httpx.Response] = []  # "study full" pages after a killed request
+        self.busy: list[httpx.Response] = []  # "try again in a few minutes" (429) at consent
         self.url = f"/s/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=st1&SESSION_ID=se1"
         self.page: httpx.Response | None = None
         self.done = False
@@ -309,6 +310,19 @@ class Browser:
         if response.status_code == 503:
             self.unavailable.append(response)
             self.page = None  # reload, then send again
+            return True
+        if (
+            response.status_code == 429
+            and "Please try again in a few minutes" in response.text
+            and len(self.busy) < 20
+        ):
+            # StudyBusy at consent: every free place is held for a moment (by arrivals that
+            # have not qualified yet, or by a killed consent's slot claims that PostgreSQL
+            # has not released yet). The page asks the participant to open the link again,
+            # and nothing was stored, so the browser does that.
+            self.busy.append(response)
+            time.sleep(0.25)
+            self.page = None
             return True
         if response.status_code != 200:
             raise AssertionError(f"{self.pid}: {response.status_code} on {action}")

@@ -6,6 +6,9 @@ Found here: when the killed request was a consent POST in a study filled to its 
 retry can be told "This study is full" for a moment (the dead transaction's slot claims stay
 locked until PostgreSQL notices the closed connection); the browser reloads and then gets its
 batch. A participant would rather see "try again" (StudyBusy) there; see the faults report.
+Other arrivals can meanwhile be told "Please try again in a few minutes" (StudyBusy, 429):
+every free place is held for a moment. The page asks them to open the link again, and the
+browsers do (``Browser.busy``).
 """
 
 from __future__ import annotations
