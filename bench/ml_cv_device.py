@@ -31,6 +31,8 @@ import json
 import os
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -156,21 +158,36 @@ def parse_pairs(values: list[str]) -> list[tuple[str, int]]:
     return pairs
 
 
-def run_pair(task: tuple) -> list[dict]:
-    """The folds of one fold seed for one recipe (all, or the listed ones: an optional ninth
-    item); rows for each weight and, unless a tenth item is False, the frozen predictor."""
-    recipe, seed, samples_path, out, cache, weights, folds, threads, *rest = task
-    only = rest[0] if rest and rest[0] is not None else range(folds)
-    with_frozen = rest[1] if len(rest) > 1 else True
+@dataclass(frozen=True)
+class Task:
+    """One worker's share: some folds of one fold seed for one recipe."""
+
+    recipe: str
+    seed: int
+    samples_path: str
+    out: str
+    cache: str
+    weights: Sequence[float]
+    folds: int = 5
+    threads: int = 1
+    only: Sequence[int] | None = None  # these folds (None: all of them)
+    with_frozen: bool = True  # also score the frozen predictor (on the shipped recipe)
+
+
+def run_pair(task: Task) -> list[dict]:
+    """The folds of ``task`` (all, or ``task.only``); rows for each bi-encoder weight and,
+    with ``task.with_frozen``, for the frozen predictor."""
+    recipe, seed, folds, out, cache = task.recipe, task.seed, task.folds, task.out, task.cache
+    only = task.only if task.only is not None else range(folds)
     import torch
 
-    torch.set_num_threads(threads)
+    torch.set_num_threads(task.threads)
     from predictions.evaluation import score_lists
     from predictions.ml.biencoder import load_trained, train
     from predictions.ml.stacking import QualityPredictor
     from predictions.selection import group_of, grouped_folds, strip_labels
 
-    samples = json.loads(Path(samples_path).read_text())
+    samples = json.loads(Path(task.samples_path).read_text())
     assignment = grouped_folds([group_of(s) for s in samples], folds, seed)
     rows = []
     for k in only:
@@ -184,8 +201,8 @@ def run_pair(task: tuple) -> list[dict]:
             train(fit, model_dir, log=lambda line: None, **RECIPES[recipe])
         trained = time.perf_counter() - started
         model = load_trained(model_dir)
-        for weight in [None, *weights]:
-            if weight is None and (recipe != "shipped" or not with_frozen):
+        for weight in [None, *task.weights]:
+            if weight is None and (recipe != "shipped" or not task.with_frozen):
                 continue  # the frozen predictor does not depend on the recipe
             predictor = QualityPredictor(cache_dir=cache).fit(
                 fit,
@@ -248,19 +265,23 @@ def main() -> None:
     if args.pack:
         pack(args.pack, args.samples)
         return
-    common = (str(args.samples), str(args.out), args.cache, args.weights, args.folds, args.threads)
+    common = {
+        "samples_path": str(args.samples),
+        "out": str(args.out),
+        "cache": args.cache,
+        "weights": args.weights,
+        "folds": args.folds,
+        "threads": args.threads,
+        "with_frozen": not args.no_frozen,
+    }
     if args.pairs:
         try:
             pairs = parse_pairs(args.pairs)
         except ValueError as exc:
             ap.error(str(exc))
-        tasks = [
-            (r, s, *common, [k], not args.no_frozen) for r, s in pairs for k in range(args.folds)
-        ]
+        tasks = [Task(r, s, only=[k], **common) for r, s in pairs for k in range(args.folds)]
     else:
-        tasks = [
-            (r, s, *common, None, not args.no_frozen) for r in args.recipes for s in args.seeds
-        ]
+        tasks = [Task(r, s, **common) for r in args.recipes for s in args.seeds]
     from predictions.ml.encoder import torch_device
     from predictions.ml.features import raw_features
 

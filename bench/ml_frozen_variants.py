@@ -207,19 +207,21 @@ def wordnet_columns(samples, scratch: Path, wordnet: WordNet, parts=("cos", "cou
     return np.stack(cols, 1).astype(float)
 
 
-def with_rank(kind: str, fit_predict: Callable) -> Callable:
-    """``fit_predict`` with the ranker's ridge replaced by (``"hgb"``) or averaged with
-    (``"mix"``) gradient-boosted trees on the same contrast features and pair targets."""
-    from predictions.ml import stacking
+def tree_ranked_predictor(kind: str):
+    """A QualityPredictor class whose ranker's ridge is replaced by (``"hgb"``) or averaged
+    with (``"mix"``) gradient-boosted trees on the same contrast features and pair targets
+    (:attr:`QualityPredictor.rank_class`, read by the ranker and its out-of-fold fits)."""
     from predictions.ml.features import contrast_features, partner_index
+    from predictions.ml.stacking import QualityPredictor, RankModel, antisymmetrise
 
-    ridge_rank = stacking.RankModel
-
-    class TreeRank(ridge_rank):
+    class TreeRank(RankModel):
         def fit(self, samples, raw):
             from sklearn.ensemble import HistGradientBoostingRegressor
 
-            super().fit(samples, raw)
+            if kind == "mix":
+                super().fit(samples, raw)
+            else:  # the trees alone need only the feature centre
+                self.raw_mean_ = raw.mean(0)
             X = contrast_features(samples, raw, self.raw_mean_)
             y = np.array([float(s["average"]) for s in samples])
             partners = partner_index(samples)
@@ -232,17 +234,13 @@ def with_rank(kind: str, fit_predict: Callable) -> Callable:
 
         def score(self, samples, raw):
             X = contrast_features(samples, raw, self.raw_mean_)
-            trees = stacking.antisymmetrise(self.trees.predict(X), samples)
+            trees = antisymmetrise(self.trees.predict(X), samples)
             return trees if kind == "hgb" else (super().score(samples, raw) + trees) / 2
 
-    def run(fit, test):
-        stacking.RankModel = TreeRank  # read by QualityPredictor.fit and its OOF fits
-        try:
-            return fit_predict(fit, test)
-        finally:
-            stacking.RankModel = ridge_rank
+    class Variant(QualityPredictor):
+        rank_class = TreeRank
 
-    return run
+    return Variant
 
 
 def predictor_with_raw(extra: Callable | None, replace: bool = False):
@@ -392,10 +390,10 @@ def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> d
         "alpha-10": frozen(alpha=10.0),
         "dominance": frozen(predictor_with_raw(lambda s: dominance_columns(s, scratch))),
         "diag-bilinear": diag_fit_predict,
-        "rank-hgb": with_rank("hgb", frozen()),
-        "rank-ridge+hgb": with_rank("mix", frozen()),
+        "rank-hgb": frozen(tree_ranked_predictor("hgb")),
+        "rank-ridge+hgb": frozen(tree_ranked_predictor("mix")),
         **{
-            name: lazy_wordnet(scratch, wordnet_dir, parts, frozen, predictor_with_raw)
+            name: lazy_wordnet(scratch, wordnet_dir, parts, frozen)
             for name, parts in (
                 ("wordnet", ("cos", "count")),
                 ("wordnet-cos", ("cos",)),
@@ -405,7 +403,7 @@ def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> d
     }
 
 
-def lazy_wordnet(scratch, wordnet_dir, parts, frozen, predictor_with_raw) -> Callable:
+def lazy_wordnet(scratch, wordnet_dir, parts, frozen: Callable) -> Callable:
     """A ``wordnet`` variant that reads WordNet only when it runs."""
     loaded: list[WordNet] = []
 

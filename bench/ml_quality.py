@@ -38,7 +38,7 @@ from predictions.evaluation import score_lists  # noqa: E402
 from predictions.ml import biencoder, crossencoder, encoder, features, stacking  # noqa: E402
 from predictions.ml.texts import story_text  # noqa: E402
 
-DATA = REPO.parent / "shared" / "data" / "ambistory"
+DATA = REPO / "data" / "ambistory"  # the repository's copy of the AmbiStory files
 ALPHAS = (1.0, 10.0, 100.0, 1000.0)
 CE_WEIGHT = 0.5  # fixed before any fine-tuned model's dev scores were seen
 

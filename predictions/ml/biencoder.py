@@ -30,9 +30,9 @@ import numpy as np
 
 from .crossencoder import CrossEncoderModel
 from .encoder import DEFAULT_THREADS, model_path, set_offline, torch_device
-from .features import homonym_span
+from .features import homonym_span, setup_sense_groups
 from .finetune import LOG_FILE, save_directory, seed_all, story_units, train_epochs
-from .texts import SampleFields, field, sense_text, setup_key, story_groups, story_text
+from .texts import SampleFields, field, sense_text, story_text
 
 __all__ = ["BiEncoderModel", "train", "load_trained", "ARCHITECTURE", "SCALE", "CONTRASTS"]
 
@@ -149,10 +149,10 @@ def _pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
 
 def _story_pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
     """(a, b) indices of every two stories of one setup judged on the same sense."""
-    keys = [setup_key(s) + (field(s, "judged_meaning"),) for s in data]
+    groups = {group[0]: group for group in setup_sense_groups(data)}  # each group once
     return [
         (group[i], group[j])
-        for group in story_groups(keys)
+        for group in groups.values()
         for i in range(len(group))
         for j in range(i + 1, len(group))
     ]

@@ -284,9 +284,13 @@ class QualityPredictor:
     ``oof_calibration=False``.
     """
 
+    #: the ranker's class: a subclass may swap in another model with RankModel's fit/score
+    #: (used for the ranker itself and for its out-of-fold scores)
+    rank_class: type[RankModel] = RankModel
+
     def __init__(self, cache_dir: str | Path | None = None) -> None:
         self.cache_dir = cache_dir
-        self.rank = RankModel()
+        self.rank = self.rank_class()
         self.level: LevelModel | None = None
         self.calibrator = Calibrator()
         self.finetuned_dirs: list[str] = []  # one or more (their scores are averaged)
@@ -357,7 +361,7 @@ class QualityPredictor:
         train_samples = list(train_samples)
         self.reference = reference_means(train_samples, self.cache_dir) if with_hub else None
         raw = self.raw(train_samples)
-        self.rank = RankModel(alpha=alpha).fit(train_samples, raw)
+        self.rank = self.rank_class(alpha=alpha).fit(train_samples, raw)
         self.level = LevelModel().fit(train_samples, raw) if with_level else None
         tuned = finetuned if isinstance(finetuned, (list, tuple)) else [finetuned]
         tuned = [t for t in tuned if t is not None]
@@ -369,7 +373,9 @@ class QualityPredictor:
         if not oof_calibration or len({s["homonym"] for s in train_samples}) < 5:
             self.calibrator = Calibrator().fit(self.components(tune), tune)
             return self
-        oof = train_oof_components(train_samples, raw, alpha=alpha, with_level=with_level)
+        oof = train_oof_components(
+            train_samples, raw, alpha=alpha, with_level=with_level, rank_class=self.rank_class
+        )
         base = Calibrator().fit(oof, train_samples)
         ref = self.components(tune) if tune_samples is not None or self._finetuned_models() else oof
         k = 2 if with_level else 1
@@ -410,7 +416,7 @@ class QualityPredictor:
         directory = Path(directory)
         state = json.loads((directory / "quality_predictor.json").read_text())
         obj = cls(cache_dir)
-        obj.rank = RankModel.from_dict(state["rank"])
+        obj.rank = cls.rank_class.from_dict(state["rank"])
         obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
         obj.calibrator = Calibrator(**state["calibrator"])
         # "ce_dir": the key of files written before the rename
@@ -440,6 +446,7 @@ def train_oof_components(
     alpha: float = 1.0,
     with_level: bool = False,
     n_splits: int = 5,
+    rank_class: type[RankModel] = RankModel,
 ) -> np.ndarray:
     """Out-of-fold ranker [and level] scores on a labelled split, shape (n, 1 or 2).
 
@@ -453,7 +460,7 @@ def train_oof_components(
     for fit_idx, test_idx in GroupKFold(n_splits=n_splits).split(raw, groups=groups):
         fit_s, test_s = [samples[i] for i in fit_idx], [samples[i] for i in test_idx]
         out[test_idx, 0] = (
-            RankModel(alpha=alpha).fit(fit_s, raw[fit_idx]).score(test_s, raw[test_idx])
+            rank_class(alpha=alpha).fit(fit_s, raw[fit_idx]).score(test_s, raw[test_idx])
         )
         if with_level:
             out[test_idx, 1] = LevelModel().fit(fit_s, raw[fit_idx]).score(test_s, raw[test_idx])

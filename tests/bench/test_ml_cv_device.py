@@ -74,7 +74,7 @@ def tiny(tmp_path_factory) -> Path:
 
 def test_run_pair_scores_each_fold_per_weight_and_reuses_its_models(tmp_path, tiny):
     out, cache = tmp_path / "out", tmp_path / "cache"
-    task = ("shipped", 0, str(tiny), str(out), str(cache), [0.5, 1.0], 2, 2)
+    task = ml_cv_device.Task("shipped", 0, str(tiny), str(out), str(cache), [0.5, 1.0], 2, 2)
     rows = ml_cv_device.run_pair(task)
     n = len(json.loads(tiny.read_text()))
     assert [(r["recipe"], r["weight"], r["fold"]) for r in rows] == [
@@ -135,12 +135,19 @@ def test_pairs_are_parsed_in_order_and_bad_ones_named():
 
 def test_run_pair_runs_only_the_listed_folds_and_can_skip_the_frozen_one(tmp_path, tiny):
     out, cache = tmp_path / "out", tmp_path / "cache"
-    task = ("shipped", 0, str(tiny), str(out), str(cache), [0.5], 2, 2, [1], False)
+    common = {
+        "samples_path": str(tiny),
+        "out": str(out),
+        "cache": str(cache),
+        "folds": 2,
+        "threads": 2,
+    }
+    task = ml_cv_device.Task("shipped", 0, weights=[0.5], only=[1], with_frozen=False, **common)
     rows = ml_cv_device.run_pair(task)
     assert [(r["recipe"], r["weight"], r["fold"]) for r in rows] == [("shipped", 0.5, 1)]
     assert sorted(p.name for p in (out / "models").iterdir()) == ["shipped-s0-f1"]
     # the same fold as in the run over all folds: the fold assignment does not depend on it
-    whole = ml_cv_device.run_pair(("shipped", 0, str(tiny), str(out), str(cache), [0.5], 2, 2))
+    whole = ml_cv_device.run_pair(ml_cv_device.Task("shipped", 0, weights=[0.5], **common))
     assert rows[0]["n_test"] == next(r["n_test"] for r in whole if r["fold"] == 1)
     assert (rows[0]["accuracy"], rows[0]["spearman"]) == next(
         (r["accuracy"], r["spearman"]) for r in whole if r["fold"] == 1 and r["weight"] == 0.5

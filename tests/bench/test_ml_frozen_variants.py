@@ -108,21 +108,21 @@ def test_wordnet_finds_the_judged_sense_with_its_counts_and_neighbours(tmp_path)
     assert wn.sense("ledger", "a book") is None
 
 
-def test_tree_ranker_is_antisymmetric_and_the_ridge_comes_back(samples):
+def test_tree_ranked_predictor_swaps_only_its_own_ranker_and_is_antisymmetric(samples):
     from predictions.ml import stacking
 
-    seen = []
-
-    def fit_predict(fit, test):
-        seen.append(stacking.RankModel)
-        raw = stacking.QualityPredictor(cache_dir=variants.CACHE).raw(fit)
-        rank = stacking.RankModel().fit(fit, raw)
-        return rank.score(fit, raw)
-
-    ridge = stacking.RankModel
-    scores = variants.with_rank("hgb", fit_predict)(samples, samples)
-    assert seen[0] is not ridge and issubclass(seen[0], ridge)
-    assert stacking.RankModel is ridge  # put back after the run
+    cls = variants.tree_ranked_predictor("hgb")
+    assert issubclass(cls.rank_class, stacking.RankModel)
+    assert stacking.QualityPredictor.rank_class is stacking.RankModel  # nothing global changed
+    predictor = cls(cache_dir=variants.CACHE).fit(samples, with_level=True)
+    assert isinstance(predictor.rank, cls.rank_class) and predictor.rank.coef_ is None
+    raw = predictor.raw(samples)
+    scores = predictor.rank.score(samples, raw)
+    mixed = variants.tree_ranked_predictor("mix")(cache_dir=variants.CACHE)
+    mixed.fit(samples, with_level=True)
+    ridge = stacking.RankModel().fit(samples, raw).score(samples, raw)
+    assert mixed.rank.coef_ is not None  # the mix keeps the ridge: half of it is the ridge's
+    assert np.allclose(2 * mixed.rank.score(samples, raw) - ridge, scores)
     partners = partner_index(samples)
     pairs = [(i, p) for i, p in enumerate(partners) if p is not None]
     assert pairs and all(abs(scores[i] + scores[p]) < 1e-9 for i, p in pairs)

@@ -25,39 +25,13 @@ pytest.importorskip("sklearn")
 
 from predictions.ml import encoder, features, texts  # noqa: E402
 
-DATA = Path(os.environ.get("AMBISTORY_DIR", REPO.parent / "shared" / "data" / "ambistory"))
+DATA = Path(os.environ.get("AMBISTORY_DIR", REPO / "data" / "ambistory"))  # the repository's copy
 LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
 
 
-def _toy_setup(homonym: str, senses: tuple[str, str], endings: tuple[str, str]) -> list[dict]:
-    """One synthetic setup: 2 senses x (no ending, ending A, ending B)."""
-    out = []
-    for k, (meaning, example) in enumerate(senses):
-        for j, ending in enumerate(("",) + endings):
-            avg = 4.2 if (j == 0 and k == 0) or (j == 1 and k == 0) or (j == 2 and k == 1) else 1.8
-            out.append(
-                {
-                    "homonym": homonym,
-                    "judged_meaning": meaning,
-                    "example_sentence": example,
-                    "precontext": f"Sam walked to the {homonym} early in the morning.",
-                    "sentence": f"The {homonym} was quiet.",
-                    "ending": ending,
-                    "choices": [round(avg)] * 4 + [round(avg) - 1],
-                    "average": avg,
-                    "stdev": 0.4,
-                    "nonsensical": [False] * 5,
-                    "sample_id": f"{homonym}-{k}-{j}",
-                }
-            )
-    return out
-
-
 def _load_real(n_setups: int) -> list[dict]:
-    path = DATA / "train.json"
-    if not path.is_file():
-        return []
-    data = list(json.loads(path.read_text()).values())
+    """The first ``n_setups`` setups of train (all their samples)."""
+    data = list(json.loads((DATA / "train.json").read_text()).values())
     setups: dict[tuple, list[dict]] = {}
     for s in data:
         setups.setdefault(texts.setup_key(s), []).append(s)
@@ -67,17 +41,8 @@ def _load_real(n_setups: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def samples() -> list[dict]:
-    real = _load_real(3)
-    if real:
-        return real
-    return _toy_setup(
-        "bank",
-        (
-            ("a financial institution", "She deposited cash at the bank."),
-            ("sloping land beside a river", "They fished from the river bank."),
-        ),
-        ("She opened a savings account.", "The water rose over the grass."),
-    )
+    """Three real setups (18 samples, three homonyms)."""
+    return _load_real(3)
 
 
 def _redacted(samples: list[dict]) -> list[dict]:
@@ -183,6 +148,33 @@ def test_quality_predictor_predicts_redacted_samples(tmp_path, samples):
     assert all(r["average"] == "(???)" for r in redacted)
     lone = qp.predict(redacted[:1])  # a story without its other sense still gets a score
     assert len(lone) == 1 and 1.0 <= lone[0] <= 5.0
+
+
+def test_a_predictor_subclass_swaps_the_ranker_of_its_fit_and_of_its_oof_scores(tmp_path, samples):
+    from predictions.ml.stacking import QualityPredictor, RankModel, train_oof_components
+
+    fitted: list[int] = []
+
+    class Doubled(RankModel):  # the ridge's score, doubled: visibly another ranker
+        def fit(self, samples, raw):
+            fitted.append(len(samples))
+            return super().fit(samples, raw)
+
+        def score(self, samples, raw):
+            return 2 * super().score(samples, raw)
+
+    class Variant(QualityPredictor):
+        rank_class = Doubled
+
+    raw = QualityPredictor(cache_dir=tmp_path / "cache").raw(samples)
+    n = len({s["homonym"] for s in samples})
+    plain = train_oof_components(samples, raw, n_splits=n)
+    doubled = train_oof_components(samples, raw, n_splits=n, rank_class=Doubled)
+    assert len(fitted) == n and all(k < len(samples) for k in fitted)  # one fit per fold
+    assert np.std(plain) > 0 and np.allclose(doubled, 2 * plain)
+    predictor = Variant(cache_dir=tmp_path / "cache").fit(samples)
+    assert type(predictor.rank) is Doubled and fitted[-1] == len(samples)
+    assert type(QualityPredictor(cache_dir=tmp_path / "cache").rank) is RankModel
 
 
 def test_quality_backend_can_leave_out_the_hubness_corrected_features(tmp_path, samples):
