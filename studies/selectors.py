@@ -166,7 +166,9 @@ def _check_item(check: AttentionAnswer) -> Item:
     )
 
 
-def first_open_position(items: list[Item]) -> int | None:
+def first_open_position(items: Sequence[Item] | Sequence[BatchRow]) -> int | None:
+    """The position of the first item still to answer (None: all answered): the one item a
+    participant may answer next, for the pages and for the save alike."""
     return next((item.position for item in items if not item.answered), None)
 
 

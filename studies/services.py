@@ -56,6 +56,7 @@ from .selectors import (
     Item,
     batch_item,
     batch_rows,
+    first_open_position,
     item_from,
     item_query,
     participant_by_token,
@@ -471,7 +472,7 @@ def _item_save(participant: Participant, position: int, answer: Answer, with_nex
     row = next((r for r in rows if r.position == position), None)
     if row is None:
         raise StudyError("There is no such item in your batch.")
-    if not row.answered and position != still_open[0]:
+    if not row.answered and position != first_open_position(rows):
         raise StudyError("Please answer the items in order.")
     left = [p for p in still_open if p != position]
     then = next(r for r in rows if r.position == left[0]) if left and with_next else None

@@ -405,7 +405,7 @@ def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
     if other:
         return other
-    return _item_page(request, study, participant, pos, None)
+    return _item_page(request, participant, pos)
 
 
 def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
@@ -420,14 +420,14 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
             if _belongs(participant, Participant.Status.QUALIFIED):
                 form = RatingForm(request.POST, kind=participant.study.task_kind)
                 if not form.is_valid():
-                    return _item_page(request, participant.study, participant, pos, form)
+                    return _item_page(request, participant, pos, form)
                 return _save(request, participant.study, participant, pos, form)
     except services.TextChanged as exc:  # nothing stored: the page shows the new text
         messages.warning(request, exc.reason)
         if _in_page(request) and participant is not None:
             # in this answer: a redirect would be followed by fetch(), whose page would
             # show (and use up) the notice before the script loads the item again
-            return _item_page(request, participant.study, participant, pos, None)
+            return _item_page(request, participant, pos)
         return _see_other(reverse("participate:rate", args=[slug, pos]))
     except services.StudyError:  # e.g. an item beyond the first open one: nothing stored
         if participant is None:  # never: only the save raises, and it needs one
@@ -438,22 +438,25 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     return _elsewhere(slug, participant)
 
 
-def _item_page(request, study, participant, pos: int, form, rows=None, item=None) -> HttpResponse:
-    """The page of the item at ``pos`` (``form``: the refused answer to show again; ``rows``
-    and ``item``: the batch's rows and that item when the caller has them, as a save does)."""
-    if rows is None:
-        rows = selectors.batch_rows(participant.pk)
-    reachable = next((r[0] for r in rows if not r[1]), None)
-    row = next((r for r in rows if r[0] == pos), None)
+def _item_page(
+    request, participant, pos: int, form=None, saved: services.Saved | None = None
+) -> HttpResponse:
+    """The page of the item at ``pos`` (``form``: the refused answer to show again;
+    ``saved``: what a save just left, the batch's rows and that item, not read again)."""
+    study = participant.study
+    rows = saved.rows if saved is not None else selectors.batch_rows(participant.pk)
+    reachable = selectors.first_open_position(rows)
+    row = next((r for r in rows if r.position == pos), None)
     if row is None or (reachable is not None and pos > reachable):
         return redirect(_where(participant))
+    item = saved.next_item if saved is not None and saved.next_item else None
     item = item or selectors.batch_item(participant, row)
     answer = (
         form.shown_answer()
         if form is not None
         else RatingForm.shown(item.score, item.nonsensical, item.comment)
     )
-    done = sum(1 for row in rows if row[1])
+    done = sum(1 for row in rows if row.answered)
     ctx = {
         "study": study,
         "item": item,
@@ -504,9 +507,7 @@ def _save(request, study, participant, pos, form) -> HttpResponse:
     if saved.next_position is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
     if in_page:
-        return _item_page(
-            request, study, participant, saved.next_position, None, saved.rows, saved.next_item
-        )
+        return _item_page(request, participant, saved.next_position, saved=saved)
     return _see_other(_url("participate:rate", study.slug, saved.next_position))
 
 
