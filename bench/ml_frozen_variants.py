@@ -24,6 +24,10 @@ Variants:
 * ``rank-hgb`` / ``rank-ridge+hgb``: the ranker's ridge replaced by (or averaged with) a
   gradient-boosted tree model (scikit-learn's HistGradientBoostingRegressor) on the same
   contrast features and pair targets;
+* ``rank-noise-weighted``: the ranker's ridge weighs each training pair by the inverse of
+  its target's noise (the variance of a difference of two means of a few ratings);
+* ``maps-by-ending``: the rating map fitted separately for stories with and without an
+  ending;
 * ``wordnet`` / ``wordnet-cos`` / ``wordnet-count``: the judged sense looked up in WordNet
   3.0 (its definition matched against the gloss, after a plain lemmatisation of the
   homonym): cosines of the story, the ending and the story without ending with the sense
@@ -370,6 +374,51 @@ def diag_fit_predict(fit, test):
     return list(np.clip(calibrator.apply(comps), 1.0, 5.0))
 
 
+def noise_weighted_predictor():
+    """A QualityPredictor class whose ranker weighs each training pair by the inverse of
+    its target's noise: the variance of a difference of two means of ratings,
+    ``sd_a^2 / n_a + sd_b^2 / n_b``, plus the median of that over the pairs (so that the
+    model's own error keeps the weights within a few times of each other)."""
+    from annotations.official import label_sd
+    from predictions.ml.stacking import QualityPredictor, RankModel
+
+    def noise(sample) -> float:
+        return label_sd(sample["choices"]) ** 2 / len(sample["choices"])
+
+    class NoiseWeighted(RankModel):
+        def pair_weights(self, pairs):
+            var = np.array([noise(a) + noise(b) for a, b in pairs])
+            weights = 1.0 / (var + np.median(var))
+            return weights / weights.mean()
+
+    class Variant(QualityPredictor):
+        rank_class = NoiseWeighted
+
+    return Variant
+
+
+def maps_by_ending(fit, test):
+    """The frozen predictor with its rating map fitted twice on the grouped out-of-fold
+    scores: once on the stories with an ending, once on those without (whose ratings
+    cluster nearer the middle), each applied to its own kind of story."""
+    from predictions.ml.stacking import Calibrator, QualityPredictor, train_oof_components
+    from predictions.ml.texts import field
+
+    predictor = QualityPredictor(cache_dir=CACHE).fit(fit, with_level=True)
+    oof = train_oof_components(fit, predictor.raw(fit), with_level=True)
+    z_fit = predictor.calibrator.combine(oof)  # the standardised score, as the map sees it
+    z_test = predictor.calibrator.combine(predictor.components(test))
+    ends_fit = np.array([bool(field(s, "ending")) for s in fit])
+    ends_test = np.array([bool(field(s, "ending")) for s in test])
+    out = np.zeros(len(test))
+    for kind in (True, False):
+        rows = np.flatnonzero(ends_fit == kind)
+        unit = Calibrator(weights=[1.0], stds=[1.0])
+        unit._fit_map(z_fit[rows], [fit[i] for i in rows])
+        out[ends_test == kind] = unit.apply(z_test[ends_test == kind, None])
+    return list(np.clip(out, 1.0, 5.0))
+
+
 def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> dict[str, Callable]:
     from predictions.ml.stacking import QualityPredictor
 
@@ -392,6 +441,8 @@ def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> d
         "diag-bilinear": diag_fit_predict,
         "rank-hgb": frozen(tree_ranked_predictor("hgb")),
         "rank-ridge+hgb": frozen(tree_ranked_predictor("mix")),
+        "rank-noise-weighted": frozen(noise_weighted_predictor()),
+        "maps-by-ending": maps_by_ending,
         **{
             name: lazy_wordnet(scratch, wordnet_dir, parts, frozen)
             for name, parts in (

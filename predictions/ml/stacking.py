@@ -100,9 +100,20 @@ class RankModel:
         keep = [i for i, p in enumerate(partners) if p is not None]
         target = np.array([y[i] - y[partners[i]] for i in keep])
         self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-9
-        ridge = Ridge(alpha=self.alpha).fit((X[keep] - self.mean_) / self.scale_, target)
+        ridge = Ridge(alpha=self.alpha).fit(
+            (X[keep] - self.mean_) / self.scale_,
+            target,
+            sample_weight=self.pair_weights(
+                [(samples[i], samples[p]) for i, p in enumerate(partners) if p is not None]
+            ),
+        )
         self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
         return self
+
+    def pair_weights(self, pairs: Sequence[tuple[SampleFields, SampleFields]]) -> np.ndarray | None:
+        """The ridge's weight of each training pair (a sample and the other sense of its
+        story, in ``fit``'s order); None: all equal, as shipped (a subclass may weigh them)."""
+        return None
 
     def score(self, samples: Sequence[SampleFields], raw: np.ndarray) -> np.ndarray:
         """Antisymmetric preference of each sample's sense over the other sense (~[-2, 2])."""

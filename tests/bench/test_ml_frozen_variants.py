@@ -62,6 +62,7 @@ def test_every_variant_is_registered_with_base(tmp_path):
     assert {"base", "layers-add", "layers-replace", "alpha-inner", "alpha-10"} <= set(table)
     assert {"dominance", "diag-bilinear", "rank-hgb", "rank-ridge+hgb"} <= set(table)
     assert {"wordnet", "wordnet-cos", "wordnet-count"} <= set(table)
+    assert {"rank-noise-weighted", "maps-by-ending"} <= set(table)
     assert all(callable(fit_predict) for fit_predict in table.values())
 
 
@@ -126,3 +127,45 @@ def test_tree_ranked_predictor_swaps_only_its_own_ranker_and_is_antisymmetric(sa
     partners = partner_index(samples)
     pairs = [(i, p) for i, p in enumerate(partners) if p is not None]
     assert pairs and all(abs(scores[i] + scores[p]) < 1e-9 for i, p in pairs)
+
+
+def test_noise_weighted_ranker_trusts_the_pairs_with_less_rating_noise(samples):
+    from annotations.official import label_sd
+    from predictions.ml import stacking
+
+    cls = variants.noise_weighted_predictor()
+    partners = partner_index(samples)
+    pairs = [(samples[i], samples[p]) for i, p in enumerate(partners) if p is not None]
+    weights = cls.rank_class().pair_weights(pairs)
+    noise = [sum(label_sd(s["choices"]) ** 2 / len(s["choices"]) for s in pair) for pair in pairs]
+    assert weights.mean() == pytest.approx(1.0) and np.ptp(weights) > 0
+    assert all(  # the noisier of any two pairs never weighs more
+        weights[i] <= weights[j] for i in range(len(pairs)) for j in range(len(pairs))
+        if noise[i] > noise[j]
+    )  # fmt: skip
+    assert stacking.RankModel().pair_weights(pairs) is None  # as shipped: all equal
+    raw = stacking.QualityPredictor(cache_dir=variants.CACHE).raw(samples)
+    weighted = cls.rank_class().fit(samples, raw)
+    plain = stacking.RankModel().fit(samples, raw)
+    assert not np.allclose(weighted.coef_, plain.coef_)
+
+
+def test_maps_by_ending_keeps_the_order_within_each_kind_of_story():
+    from scipy.stats import spearmanr
+
+    from predictions.ml.stacking import QualityPredictor
+    from predictions.ml.texts import field
+    from predictions.selection import strip_labels
+
+    data = list(json.loads((REPO / "data/ambistory/train.json").read_text()).values())
+    homonyms = list(dict.fromkeys(s["homonym"] for s in data))
+    fit = [s for s in data if s["homonym"] in homonyms[:6]]
+    test = [strip_labels(s) for s in data if s["homonym"] in homonyms[6:8]]
+    preds = np.array(variants.maps_by_ending(fit, test))
+    assert len(preds) == len(test) and ((preds >= 1) & (preds <= 5)).all()
+    predictor = QualityPredictor(cache_dir=variants.CACHE).fit(fit, with_level=True)
+    z = predictor.calibrator.combine(predictor.components(test))
+    ends = np.array([bool(field(s, "ending")) for s in test])
+    assert ends.any() and (~ends).any()
+    for kind in (ends, ~ends):  # one increasing map per kind: the order of z within it stays
+        assert spearmanr(z[kind], preds[kind])[0] == pytest.approx(1.0)
