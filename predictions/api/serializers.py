@@ -8,6 +8,19 @@ from annotations.models import Split
 from predictions.models import ModelRun, Prediction
 
 
+def split_field(help_text: str) -> serializers.PrimaryKeyRelatedField:
+    """A split by its id, with errors that say what to send and where the ids are listed."""
+    return serializers.PrimaryKeyRelatedField(
+        queryset=Split.objects.all(),
+        help_text=help_text,
+        error_messages={
+            "incorrect_type": "Expected the id of a split (a number; GET /api/v1/splits/ "
+            "lists them), received {data_type}.",
+            "does_not_exist": 'No split with id "{pk_value}" (GET /api/v1/splits/ lists them).',
+        },
+    )
+
+
 class ModelRunSerializer(serializers.ModelSerializer):
     dataset = serializers.CharField(source="split.dataset.name", read_only=True)
     split_name = serializers.CharField(source="split.name", read_only=True)
@@ -46,9 +59,7 @@ class RunCreateSerializer(serializers.Serializer):
         help_text="The backend's JSON parameters. LLM runs name an operator-configured endpoint "
         '("endpoint", "model"); base_url, api_key, api_key_env and fit_split are refused.',
     )
-    split = serializers.PrimaryKeyRelatedField(
-        queryset=Split.objects.all(), help_text="Id of the split to predict (see /splits/)."
-    )
+    split = split_field("Id of the split to predict (see /splits/).")
     fit_split = serializers.CharField(
         max_length=200,
         allow_blank=True,
@@ -60,9 +71,7 @@ class RunCreateSerializer(serializers.Serializer):
 
 
 class RunUploadSerializer(serializers.Serializer):
-    split = serializers.PrimaryKeyRelatedField(
-        queryset=Split.objects.all(), help_text="Id of the split the file predicts."
-    )
+    split = split_field("Id of the split the file predicts.")
     name = serializers.CharField(max_length=200, help_text="Name of the new run.")
     file = serializers.FileField(help_text='Official jsonl: {"id": "0", "prediction": 2.5}.')
 

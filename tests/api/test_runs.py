@@ -78,6 +78,25 @@ def test_it_refuses_an_unknown_backend_or_bad_parameters_with_400(api, small_spl
     assert not ModelRun.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "split, words",
+    [
+        (
+            "dev",
+            "Expected the id of a split (a number; GET /api/v1/splits/ lists them), received str.",
+        ),
+        (999999, 'No split with id "999999" (GET /api/v1/splits/ lists them).'),
+    ],
+)
+def test_a_split_given_by_name_or_an_unknown_id_is_a_400_that_says_where_the_ids_are(
+    api, small_split, split, words
+):
+    payload = {"backend": "constant", "params": {}, "split": split}
+    response = api.post("/api/v1/runs/", payload, format="json")
+    assert response.status_code == 400 and response.json()["split"] == [words]
+    assert not ModelRun.objects.exists()
+
+
 def test_it_cancels_and_retries_runs(api, small_split, fixed_backend):
     created = api.post(
         "/api/v1/runs/", {"backend": "fixed", "split": small_split.pk}, format="json"
