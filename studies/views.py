@@ -421,7 +421,7 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
                 form = RatingForm(request.POST, kind=participant.study.task_kind)
                 if not form.is_valid():
                     return _item_page(request, participant, pos, form)
-                return _save(request, participant.study, participant, pos, form)
+                return _save(request, participant, pos, form)
     except services.TextChanged as exc:  # nothing stored: the page shows the new text
         messages.warning(request, exc.reason)
         if _in_page(request) and participant is not None:
@@ -489,10 +489,11 @@ def _seconds_left(participant: Participant) -> int:
     return max(0, int((participant.deadline() - timezone.now()).total_seconds()))
 
 
-def _save(request, study, participant, pos, form) -> HttpResponse:
+def _save(request, participant, pos, form) -> HttpResponse:
     """Save one answer (inside ``participant_locked``); 303 to the next open item. A
     position that is not in the batch, or beyond the first open item, is refused by the
     service (``StudyError``, for the caller) and nothing is stored."""
+    study = participant.study
     answer = services.Answer(
         score=form.cleaned_data["score"],
         nonsensical=form.cleaned_data["nonsensical"],
