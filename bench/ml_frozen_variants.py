@@ -414,7 +414,7 @@ def maps_by_ending(fit, test):
     for kind in (True, False):
         rows = np.flatnonzero(ends_fit == kind)
         unit = Calibrator(weights=[1.0], stds=[1.0])
-        unit._fit_map(z_fit[rows], [fit[i] for i in rows])
+        unit.fit_map(z_fit[rows], [fit[i] for i in rows])
         out[ends_test == kind] = unit.apply(z_test[ends_test == kind, None])
     return list(np.clip(out, 1.0, 5.0))
 

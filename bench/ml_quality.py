@@ -60,7 +60,7 @@ def grouped_oof(
         cal = stacking.Calibrator().fit(comps[fit_idx], [samples[i] for i in fit_idx])
         if fixed_weights is not None:
             cal.weights = list(fixed_weights)
-            cal._fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
+            cal.fit_map(cal.combine(comps[fit_idx]), [samples[i] for i in fit_idx])
         out[test_idx] = cal.apply(comps[test_idx])
     return out
 

@@ -468,30 +468,33 @@ def _item_save(participant: Participant, position: int, answer: Answer, with_nex
     if participant.status != Participant.Status.QUALIFIED:
         raise SessionOver("This session can no longer be changed.")
     rows = batch_rows(participant.pk)
-    still_open = [row.position for row in rows if not row.answered]
     row = next((r for r in rows if r.position == position), None)
     if row is None:
         raise StudyError("There is no such item in your batch.")
     if not row.answered and position != first_open_position(rows):
         raise StudyError("Please answer the items in order.")
-    left = [p for p in still_open if p != position]
-    then = next(r for r in rows if r.position == left[0]) if left and with_next else None
+    status = Slot.Status.DONE if row.status == Slot.Status.RESERVED else row.status
+    after = [r._replace(answered=True, status=status) if r is row else r for r in rows]
+    following = first_open_position(after)  # the same rule as the pages
+    then = (
+        next(r for r in rows if r.position == following)
+        if following is not None and with_next
+        else None
+    )
     values = None
     if row.kind == "s":
         _check_choice(participant.study, row.sample_id, answer.score)
         values = _save_rating(participant, row, answer, then_read=then)
     else:
         _save_check(participant, position, answer)
-    status = Slot.Status.DONE if row.status == Slot.Status.RESERVED else row.status
-    after = [r._replace(answered=True, status=status) if r is row else r for r in rows]
-    if left:
+    if following is not None:
         if then is None:
-            return Saved(left[0], after)
+            return Saved(following, after)
         if values is not None and values[0] is not None:  # read with the write
             item = item_from(participant, then, values)
         else:
             item = batch_item(participant, then)
-        return Saved(left[0], after, item)
+        return Saved(following, after, item)
     participant.status = Participant.Status.FINISHED
     participant.finished_at = timezone.now()
     participant.save(update_fields=["status", "finished_at"])

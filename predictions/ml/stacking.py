@@ -97,15 +97,14 @@ class RankModel:
         X = contrast_features(samples, raw, self.raw_mean_)
         y = np.array([float(s["average"]) for s in samples])
         partners = partner_index(samples)
-        keep = [i for i, p in enumerate(partners) if p is not None]
-        target = np.array([y[i] - y[partners[i]] for i in keep])
+        pairs = [(i, p) for i, p in enumerate(partners) if p is not None]
+        keep = [i for i, _ in pairs]
+        target = np.array([y[i] - y[p] for i, p in pairs])
         self.mean_, self.scale_ = X.mean(0), X.std(0) + 1e-9
         ridge = Ridge(alpha=self.alpha).fit(
             (X[keep] - self.mean_) / self.scale_,
             target,
-            sample_weight=self.pair_weights(
-                [(samples[i], samples[p]) for i, p in enumerate(partners) if p is not None]
-            ),
+            sample_weight=self.pair_weights([(samples[i], samples[p]) for i, p in pairs]),
         )
         self.coef_, self.intercept_ = ridge.coef_, float(ridge.intercept_)
         return self
@@ -259,13 +258,16 @@ class Calibrator:
                     return spearmanr(self.combine_with(comps, trial), y)[0]
 
                 self.weights[j] = float(grid[int(np.nanargmax([rho(w) for w in grid]))])
-        self._fit_map(self.combine(comps), samples)
+        self.fit_map(self.combine(comps), samples)
         return self
 
     def combine_with(self, comps: np.ndarray, weights: Sequence[float]) -> np.ndarray:
         return (comps / np.array(self.stds)) @ np.array(weights)
 
-    def _fit_map(self, z: np.ndarray, samples: Sequence[SampleFields]) -> None:
+    def fit_map(self, z: np.ndarray, samples: Sequence[SampleFields]) -> None:
+        """Set ``mid``, ``amp``, ``scale`` and ``slope`` (a grid search) so that the mapped
+        combined scores ``z`` of labelled ``samples`` are most often inside their accepted
+        band (the official accuracy); the weights are left as they are."""
         lo, hi = label_bounds(samples)
         sd = float(np.std(z)) + 1e-9
         best = (-1, 0.0, 0.0, 0.0, 0.0)
@@ -495,7 +497,7 @@ def finetuned_calibrator(
     """
     b_tr = base.combine(oof)
     unit = Calibrator(weights=[1.0], stds=[1.0])
-    unit._fit_map(b_tr / (b_tr.std() + 1e-9), samples)
+    unit.fit_map(b_tr / (b_tr.std() + 1e-9), samples)
     b = base.combine(ref_base)
     sd_b = float(b.std()) + 1e-9
     weights = [w / sd_b for w in base.weights]
