@@ -40,39 +40,57 @@ os.environ.setdefault("DEBUG", "1")
 
 CACHE = "var/quality-cache"
 # name -> (backend, params, what it measures). Cheap ones first.
+NO_CONTEXT = {"with_context": False}  # as measured before the ranker's setup context
 CONFIGS: dict[str, tuple[str, dict, str]] = {
     "constant-4": ("constant", {}, "the majority rating, nothing fitted"),
     "constant-tuned": ("constant", {"tune": True}, "one constant tuned for accuracy"),
     "quality-ranker": (
         "quality",
-        {"encoder": "none", "with_level": False, "cache": CACHE},
+        {"encoder": "none", "with_level": False, "cache": CACHE, **NO_CONTEXT},
         "MiniLM pair features + ridge ranker, calibrated on grouped OOF scores of the fit folds",
     ),
     "quality-frozen-nohub": (
         "quality",
-        {"encoder": "none", "with_hub": False, "cache": CACHE},
+        {"encoder": "none", "with_hub": False, "cache": CACHE, **NO_CONTEXT},
         "ranker + level without the hubness-corrected similarities",
+    ),
+    "quality-frozen-nocontext": (
+        "quality",
+        {"encoder": "none", "cache": CACHE, **NO_CONTEXT},
+        "ranker + story-level ridge (frozen MiniLM only), no setup context",
     ),
     "quality-frozen": (
         "quality",
         {"encoder": "none", "cache": CACHE},
-        "ranker + story-level ridge (frozen MiniLM only)",
+        "ranker with its setup context + story-level ridge (frozen MiniLM only)",
+    ),
+    "quality-shipped-nocontext": (
+        "quality",
+        {"cache": CACHE, **NO_CONTEXT},
+        "ranker + level + bi-encoder fine-tuned on the fit folds (w=0.5), no setup context:"
+        " the predictor shipped before 2026-11-26",
     ),
     "quality-shipped": (
         "quality",
         {"cache": CACHE},
-        "ranker + level + bi-encoder fine-tuned on the fit folds (w=0.5): the shipped predictor",
+        "ranker with its setup context + level + bi-encoder fine-tuned on the fit folds"
+        " (w=0.5): the shipped predictor",
     ),
     # issue 14 items 2 and 4, on the shipped predictor's fine-tuned bi-encoders (kept per fold)
     "quality-shipped-s14": (
         "quality",
-        {"cache": CACHE, "finetune_seeds": [14]},
-        "as quality-shipped, the bi-encoder fine-tuned with seed 14 instead of 13",
+        {"cache": CACHE, "finetune_seeds": [14], **NO_CONTEXT},
+        "as quality-shipped-nocontext, the bi-encoder fine-tuned with seed 14 instead of 13",
     ),
     "quality-shipped-2seeds": (
         "quality",
-        {"cache": CACHE, "finetune_seeds": [13, 14]},
-        "as quality-shipped, the ratings of two bi-encoders (seeds 13, 14) averaged",
+        {"cache": CACHE, "finetune_seeds": [13, 14], **NO_CONTEXT},
+        "as quality-shipped-nocontext, the ratings of two bi-encoders (seeds 13, 14) averaged",
+    ),
+    "quality-shipped-w1-nocontext": (
+        "quality",
+        {"cache": CACHE, "finetune_weight": 1.0, **NO_CONTEXT},
+        "as quality-shipped-nocontext, bi-encoder weight 1.0",
     ),
     "quality-shipped-w1": (
         "quality",
@@ -81,16 +99,23 @@ CONFIGS: dict[str, tuple[str, dict, str]] = {
     ),
     "quality-shipped-2seeds-w1": (
         "quality",
-        {"cache": CACHE, "finetune_seeds": [13, 14], "finetune_weight": 1.0},
-        "two bi-encoders (seeds 13, 14) averaged, weight 1.0",
+        {"cache": CACHE, "finetune_seeds": [13, 14], "finetune_weight": 1.0, **NO_CONTEXT},
+        "two bi-encoders (seeds 13, 14) averaged, weight 1.0, no setup context",
     ),
     "quality-shipped-nohub": (
         "quality",
-        {"cache": CACHE, "with_hub": False},
-        "as quality-shipped, without the hubness-corrected similarities",
+        {"cache": CACHE, "with_hub": False, **NO_CONTEXT},
+        "as quality-shipped-nocontext, without the hubness-corrected similarities",
     ),
 }
-CHEAP = ("constant-4", "constant-tuned", "quality-ranker", "quality-frozen-nohub", "quality-frozen")
+CHEAP = (
+    "constant-4",
+    "constant-tuned",
+    "quality-ranker",
+    "quality-frozen-nohub",
+    "quality-frozen-nocontext",
+    "quality-frozen",
+)
 
 
 def share_finetuned_ratings() -> None:

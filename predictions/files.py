@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from .backends import PredictionOutput, PredictorBackend
-from .rows import batches, refuse_overlap, stories_together, story_key
+from .rows import batch_group, batches, refuse_overlap, stories_together
 
 
 def predict_samples(
@@ -25,7 +25,8 @@ def predict_samples(
         refuse_overlap(fit, samples)
     backend.prepare(list(fit) if fit else None)
     indexed = list(enumerate(samples))
-    group = (lambda item: story_key(item[1])) if backend.needs_whole_stories else None
+    key = batch_group(backend)
+    group = (lambda item: key(item[1])) if key else None
     if group:
         indexed = stories_together(indexed, group)
     outputs: list[PredictionOutput | None] = [None] * len(samples)

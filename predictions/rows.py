@@ -9,14 +9,14 @@ samples" (:class:`FitOnScoredSamples`, :func:`fit_splits_for`, :func:`refuse_fit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from annotations.models import Rating, Sample, Split, TaskKind
 
 from .errors import FitOnScoredSamples
-from .ml.texts import field, story_groups, story_key
+from .ml.texts import field, setup_key, story_groups, story_key
 from .models import ModelRun, TrainedModel
 
 
@@ -151,6 +151,17 @@ def refuse_overlap(fit: Iterable[dict], scored: Iterable[dict]) -> None:
 def text_key(sample: dict) -> tuple:
     """Every input text of a sample: two samples with the same key are the same sample."""
     return (*story_key(sample), field(sample, "judged_meaning"), field(sample, "example_sentence"))
+
+
+def batch_group(backend: Any) -> Callable[[dict], Hashable] | None:
+    """The key of the groups a backend's batches must not split (from a backend's sample
+    dict): the setup (``needs_whole_setups``), the story (``needs_whole_stories``) or none.
+    The one rule of the run loop and of ``predict``."""
+    if backend.needs_whole_setups:
+        return setup_key
+    if backend.needs_whole_stories:
+        return story_key
+    return None
 
 
 def stories_together(items: Sequence, key) -> list:

@@ -28,6 +28,7 @@ from .claims import run_claim, run_stopped, short_error, still_mine
 from .models import ModelRun, Prediction
 from .rows import (
     Row,
+    batch_group,
     batches,
     fit_rows,
     fit_splits_for,
@@ -138,7 +139,8 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
         todo = pending_rows(run)
         done = run.total - len(todo)
         progress = Progress(total=run.total, done_at_start=done)
-        group = (lambda row: row.story_id) if backend.needs_whole_stories else None
+        key = batch_group(backend)
+        group = (lambda row: key(row.sample)) if key else None
         if group:
             todo = stories_together(todo, group)
         for batch in batches(todo, backend.batch_size, group_of=group):

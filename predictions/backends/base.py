@@ -46,6 +46,9 @@ class PredictorBackend:
     batch_size: int = 32
     #: Whether batches must hold whole stories (both senses), e.g. for comparative prompts.
     needs_whole_stories: bool = False
+    #: Whether batches must hold whole setups (every story of one precontext and sentence,
+    #: so whole stories too), e.g. for scores read against the setup's other stories.
+    needs_whole_setups: bool = False
 
     def __init__(self, **params):
         self.params = params

@@ -66,14 +66,17 @@ class QualityBackend(PredictorBackend):
     split, or reuse the one already fine-tuned on it), ``"none"`` (frozen features only),
     a TrainedModel id or a model directory; ``cache`` (feature cache folder, optional);
     ``with_level`` (the story-level ridge; default on, measured better on dev);
-    ``with_hub`` (the hubness-corrected similarities; default on); ``finetune_weight`` (the
+    ``with_hub`` (the hubness-corrected similarities; default on); ``with_context`` (the
+    ranker's second stage, which reads a sense's scores on the setup's other stories; default
+    on); ``finetune_weight`` (the
     fine-tuned bi-encoder's weight in standard deviations, default ``FINETUNE_WEIGHT``);
     ``finetune_seeds`` (with ``encoder="train"``: one bi-encoder fine-tuned per seed, their
     ratings averaged; default ``FINETUNE_SEEDS``); ``batch_size`` (96)."""
 
     name = "quality"
-    version = "2"
+    version = "3"
     needs_whole_stories = True
+    needs_whole_setups = True  # the ranker's setup context reads the setup's other stories
 
     def __init__(
         self,
@@ -83,6 +86,7 @@ class QualityBackend(PredictorBackend):
         cache: str = "",
         with_level: bool = True,
         with_hub: bool = True,
+        with_context: bool = True,
         encoder: str | int = "train",
         finetune_weight: float | None = None,
         finetune_seeds: Sequence[int] | None = None,
@@ -96,6 +100,7 @@ class QualityBackend(PredictorBackend):
             cache=cache,
             with_level=with_level,
             with_hub=with_hub,
+            with_context=with_context,
             encoder=encoder,
             finetune_weight=weight,
             finetune_seeds=seeds,
@@ -106,6 +111,7 @@ class QualityBackend(PredictorBackend):
             raise ValueError("finetune_weight must be >= 0 and finetune_seeds distinct")
         self.finetune_weight, self.finetune_seeds = weight, seeds
         self.with_level, self.with_hub = bool(with_level), bool(with_hub)
+        self.with_context = bool(with_context)
         self.path, self.model_id, self.cache = path, model, cache or None
         self.encoder = encoder
         self.batch_size = int(batch_size)
@@ -150,6 +156,7 @@ class QualityBackend(PredictorBackend):
                 fit_samples,
                 with_level=self.with_level,
                 with_hub=self.with_hub,
+                with_context=self.with_context,
                 finetuned=list(self.encoder_dirs) or None,
                 finetuned_weight=self.finetune_weight,
             )

@@ -39,6 +39,7 @@ from .texts import (
 __all__ = [
     "partner_index",
     "setup_sense_groups",
+    "setup_views",
     "homonym_span",
     "homonym_vectors",
     "homonym_items",
@@ -80,6 +81,21 @@ def setup_sense_groups(samples: Sequence[SampleFields]) -> list[list[int]]:
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     return [groups[k] for k in keys]
+
+
+def setup_views(samples: Sequence[SampleFields]) -> tuple[list[int | None], list[int | None]]:
+    """For each sample of a story with an ending, the index of the same sense judged on the
+    setup's other ending and on the setup's story without an ending (None where absent, and
+    for the stories without an ending)."""
+    other: list[int | None] = []
+    bare: list[int | None] = []
+    groups = setup_sense_groups(samples)
+    for i, group in enumerate(groups):
+        ending = field(samples[i], "ending")
+        views = [(j, field(samples[j], "ending")) for j in group if j != i]
+        other.append(next((j for j, e in views if e and e != ending), None) if ending else None)
+        bare.append(next((j for j, e in views if not e), None) if ending else None)
+    return other, bare
 
 
 def homonym_span(text: str, homonym: str, start: int = 0) -> tuple[int, int] | None:

@@ -5,6 +5,9 @@ Pipeline (``QualityPredictor``):
 1. ``RankModel``: a ridge regression on :func:`features.contrast_features`, fitted on *train*
    to predict ``average - average(other sense of the story)``; its output is
    antisymmetrised within each story: ``z_i = (r_i - r_partner) / 2``.
+   ``SetupContext`` (stage two) then re-weighs that score with the scores of the same sense
+   in the setup's other stories (its other ending, its story without an ending), learnt
+   from grouped out-of-fold ranker scores of *train*.
 2. optionally a fine-tuned MiniLM (trained on train): the bi-encoder of :mod:`.biencoder`
    (the shipped choice) or the cross-encoder of :mod:`.crossencoder`, antisymmetrised the
    same way and added with a fixed weight.
@@ -37,14 +40,17 @@ from .features import (
     raw_features,
     reference_means,
     setup_sense_groups,
+    setup_views,
 )
-from .texts import SampleFields
+from .texts import SampleFields, field
 
 __all__ = [
     "antisymmetrise",
     "label_bounds",
     "RankModel",
     "LevelModel",
+    "setup_context",
+    "SetupContext",
     "finetuned_components",
     "Calibrator",
     "QualityPredictor",
@@ -138,8 +144,6 @@ def _symmetric_features(
     samples: Sequence[SampleFields], raw: np.ndarray, fallback: np.ndarray | None
 ) -> np.ndarray:
     """Pair means of ``raw`` (+ their setup/sense means, has-ending gates and the flag)."""
-    from .texts import field
-
     partners = partner_index(samples)
     other = np.stack(
         [
@@ -215,6 +219,55 @@ class LevelModel:
             k: (np.array(v) if k in arrays and v is not None else v) for k, v in d.items()
         }
         return cls(**fields)
+
+
+def setup_context(samples: Sequence[SampleFields], z: np.ndarray) -> np.ndarray:
+    """Columns of :class:`SetupContext`, shape (n, 5), from antisymmetric scores ``z``: the
+    score; the mean score of the same sense in the setup's other stories; the score of the
+    same sense on the setup's other ending and on its story without an ending, and the score
+    again, these three for stories with an ending only (0 elsewhere). Antisymmetric like
+    ``z``: the two senses of a story see mirrored setups."""
+    z = np.asarray(z, dtype=np.float64)
+    other, bare = setup_views(samples)
+    groups = setup_sense_groups(samples)
+    cols = np.zeros((len(samples), 5))
+    for i, group in enumerate(groups):
+        rest = [j for j in group if j != i]
+        has_end = bool(field(samples[i], "ending"))
+        cols[i] = [
+            z[i],
+            z[rest].mean() if rest else 0.0,
+            z[other[i]] if other[i] is not None else 0.0,
+            z[bare[i]] if bare[i] is not None else 0.0,
+            z[i] if has_end else 0.0,
+        ]
+    return cols
+
+
+@dataclass
+class SetupContext:
+    """Stage two of the ranker: a ridge (alpha 1, no intercept) on :func:`setup_context` of
+    grouped out-of-fold ranker scores, fitted to half the pair difference of the mean
+    ratings. An ending's score is read against the same sense's scores on the setup's other
+    stories (whose ratings go together: the story without an ending agrees with each
+    ending's at r = 0.62 on train+dev). The default coefficients leave the score as it is."""
+
+    coef_: list[float] = dc_field(default_factory=lambda: [1.0, 0.0, 0.0, 0.0, 0.0])
+
+    def fit(self, samples: Sequence[SampleFields], z: np.ndarray) -> SetupContext:
+        from sklearn.linear_model import Ridge
+
+        y = np.array([float(s["average"]) for s in samples])
+        pairs = [(i, p) for i, p in enumerate(partner_index(samples)) if p is not None]
+        cols = setup_context(samples, z)[[i for i, _ in pairs]]
+        target = np.array([(y[i] - y[p]) / 2 for i, p in pairs])
+        self.coef_ = [
+            float(c) for c in Ridge(alpha=1.0, fit_intercept=False).fit(cols, target).coef_
+        ]
+        return self
+
+    def apply(self, samples: Sequence[SampleFields], z: np.ndarray) -> np.ndarray:
+        return setup_context(samples, z) @ np.array(self.coef_)
 
 
 @dataclass
@@ -305,6 +358,7 @@ class QualityPredictor:
         self.cache_dir = cache_dir
         self.rank = self.rank_class()
         self.level: LevelModel | None = None
+        self.context: SetupContext | None = None
         self.calibrator = Calibrator()
         self.finetuned_dirs: list[str] = []  # one or more (their scores are averaged)
         self._finetuned: list[Any] = []
@@ -342,7 +396,8 @@ class QualityPredictor:
         Labels are not read."""
         samples = list(samples)
         raw = self.raw(samples)
-        cols = [self.rank.score(samples, raw)]
+        z = self.rank.score(samples, raw)
+        cols = [self.context.apply(samples, z) if self.context is not None else z]
         if self.level is not None:
             cols.append(self.level.score(samples, raw))
         tuned = self._finetuned_ratings(samples)
@@ -361,6 +416,7 @@ class QualityPredictor:
         with_hub: bool = True,
         oof_calibration: bool = True,
         finetuned_weight: float = 0.5,
+        with_context: bool = True,
     ) -> QualityPredictor:
         """Fit the ranker (and level model) on ``train_samples``, then the calibrator.
 
@@ -370,12 +426,15 @@ class QualityPredictor:
         The fine-tuned model's pair difference enters with weight ``finetuned_weight`` (in standard
         deviations of the standardised ranker score). Without ``oof_calibration`` the
         calibrator is fitted on the labelled ``tune_samples`` (or train) as before.
+        ``with_context`` (with ``oof_calibration``): the ranker's :class:`SetupContext`,
+        fitted on the same out-of-fold scores.
         """
         train_samples = list(train_samples)
         self.reference = reference_means(train_samples, self.cache_dir) if with_hub else None
         raw = self.raw(train_samples)
         self.rank = self.rank_class(alpha=alpha).fit(train_samples, raw)
         self.level = LevelModel().fit(train_samples, raw) if with_level else None
+        self.context = None
         tuned = finetuned if isinstance(finetuned, (list, tuple)) else [finetuned]
         tuned = [t for t in tuned if t is not None]
         if tuned and all(isinstance(t, (str, Path)) for t in tuned):
@@ -389,6 +448,9 @@ class QualityPredictor:
         oof = train_oof_components(
             train_samples, raw, alpha=alpha, with_level=with_level, rank_class=self.rank_class
         )
+        if with_context:
+            self.context = SetupContext().fit(train_samples, oof[:, 0])
+            oof[:, 0] = self.context.apply(train_samples, oof[:, 0])
         base = Calibrator().fit(oof, train_samples)
         ref = self.components(tune) if tune_samples is not None or self._finetuned_models() else oof
         k = 2 if with_level else 1
@@ -413,6 +475,7 @@ class QualityPredictor:
         state = {
             "rank": self.rank.to_dict(),
             "level": self.level.to_dict() if self.level is not None else None,
+            "context": self.context.coef_ if self.context is not None else None,
             "calibrator": self.calibrator.to_dict(),
             "finetuned_dir": self.finetuned_dir,  # the first, for readers of older files
             "finetuned_dirs": self.finetuned_dirs,
@@ -431,6 +494,8 @@ class QualityPredictor:
         obj = cls(cache_dir)
         obj.rank = cls.rank_class.from_dict(state["rank"])
         obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
+        context = state.get("context")  # absent from files written before stage two
+        obj.context = SetupContext(coef_=list(context)) if context else None
         obj.calibrator = Calibrator(**state["calibrator"])
         # "ce_dir": the key of files written before the rename
         tuned_dirs = state.get("finetuned_dirs")
