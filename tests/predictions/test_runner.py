@@ -6,6 +6,7 @@ import pytest
 
 from predictions.claims import run_claim
 from predictions.errors import FitOnScoredSamples
+from predictions.files import predict_samples
 from predictions.models import ModelRun, Prediction
 from predictions.rows import batches
 from predictions.services import runs_recover
@@ -69,6 +70,38 @@ def test_it_keeps_the_stories_of_a_batch_whole_when_the_backend_needs_it(monkeyp
     for k, batch in enumerate(seen):
         assert not any(batch & other for other in seen[k + 1 :])
     assert all(len(b) == 4 for b in RecordingBackend.seen)  # 3 rounded up to whole stories
+
+
+def test_it_keeps_the_setups_of_a_batch_whole_when_the_backend_needs_it(monkeypatch):
+    monkeypatch.setattr(RecordingBackend, "needs_whole_setups", True)
+    split = small_split(setups=4)
+    run_execute(make_run(split, params={"batch_size": 4}).pk)
+    setup_of = dict(split.samples.values_list("dataset_id", "story__setup_id"))
+    seen = [{setup_of[i] for i in batch} for batch in RecordingBackend.seen]
+    for k, batch in enumerate(seen):
+        assert not any(batch & other for other in seen[k + 1 :])
+    assert [len(b) for b in RecordingBackend.seen] == [6, 6, 6, 6]  # 4 rounded up to a setup
+
+
+def test_predict_on_files_keeps_the_setups_of_a_batch_whole_too():
+    backend = RecordingBackend(batch_size=4)
+    backend.needs_whole_setups = True
+    samples = [  # two setups of three stories, their stories interleaved
+        {
+            "id": f"{k}-{e}-{m}",
+            "homonym": f"w{k}",
+            "precontext": "",
+            "sentence": f"s{k}",
+            "ending": e,
+            "judged_meaning": m,
+        }
+        for e in ("", "x", "y")
+        for k in (0, 1)
+        for m in ("a", "b")
+    ]
+    outputs = predict_samples(backend, samples)
+    assert len(outputs) == 12
+    assert [sorted({i.split("-")[0] for i in b}) for b in RecordingBackend.seen] == [["0"], ["1"]]
 
 
 def test_it_stops_between_batches_when_the_run_is_cancelled():

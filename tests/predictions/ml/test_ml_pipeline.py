@@ -237,9 +237,52 @@ def test_quality_backend_fine_tune_weight_and_seeds_are_parameters():
     default = QualityBackend()
     assert default.params["finetune_weight"] == FINETUNE_WEIGHT
     assert default.params["finetune_seeds"] == list(FINETUNE_SEEDS)
+    assert default.with_context and default.params["with_context"] is True
+    assert QualityBackend(with_context=False).params["with_context"] is False
+    assert default.needs_whole_setups  # the setup context reads the setup's other stories
     chosen = QualityBackend(finetune_weight=1.0, finetune_seeds=[13, 14])
     assert chosen.finetune_weight == 1.0 and chosen.finetune_seeds == [13, 14]
     with pytest.raises(ValueError, match="finetune"):
         QualityBackend(finetune_seeds=[13, 13])
     with pytest.raises(ValueError, match="finetune"):
         QualityBackend(finetune_weight=-1.0)
+
+
+def _one_setup_per_homonym(n: int) -> list[dict]:
+    """The first setup of each of the first ``n`` homonyms of train (all its samples)."""
+    data = list(json.loads((DATA / "train.json").read_text()).values())
+    setups: dict[str, tuple] = {}
+    for s in data:
+        setups.setdefault(s["homonym"], texts.setup_key(s))
+    chosen = set(list(setups.values())[:n])
+    return [s for s in data if texts.setup_key(s) in chosen]
+
+
+def test_quality_predictor_reads_the_ranker_against_the_setup_and_keeps_it(tmp_path):
+    from predictions.ml.stacking import QualityPredictor
+
+    samples = _one_setup_per_homonym(5)  # five homonyms: the out-of-fold path
+    assert len({s["homonym"] for s in samples}) == 5 and len(samples) == 30
+    cache = tmp_path / "cache"
+    qp = QualityPredictor(cache_dir=cache).fit(samples, with_level=True)
+    assert qp.context is not None and len(qp.context.coef_) == 5
+    assert qp.context.coef_ != [1.0, 0.0, 0.0, 0.0, 0.0]  # fitted, not the default
+    redacted = _redacted(samples)
+    z = qp.rank.score(redacted, qp.raw(redacted))
+    assert np.allclose(qp.components(redacted)[:, 0], qp.context.apply(redacted, z))
+    preds = qp.predict(redacted)
+    qp.save(tmp_path / "qp")
+    again = QualityPredictor.load(tmp_path / "qp", cache_dir=cache)
+    assert again.context == qp.context and np.allclose(again.predict(redacted), preds)
+    # a predictor saved before the setup context (no "context" key) loads without one
+    state = json.loads((tmp_path / "qp" / "quality_predictor.json").read_text())
+    del state["context"]
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "quality_predictor.json").write_text(json.dumps(state))
+    old = QualityPredictor.load(tmp_path / "old", cache_dir=cache)
+    assert old.context is None and np.allclose(old.components(redacted)[:, 0], z)
+    plain = QualityPredictor(cache_dir=cache).fit(samples, with_level=True, with_context=False)
+    assert plain.context is None
+    assert np.allclose(
+        plain.components(redacted)[:, 0], plain.rank.score(redacted, plain.raw(redacted))
+    )
