@@ -2,7 +2,8 @@
 
 Each variant changes one thing in the frozen predictor (``quality`` with ``encoder:
 "none"``: ranker + story-level ridge on MiniLM features, calibrated on grouped out-of-fold
-scores) and is scored on the same folds as the unchanged one (``base``), with the paired
+scores; as it was before the ranker's setup context) and is scored on the same folds as
+the unchanged one (``base``), with the paired
 difference of each fold. Fold seeds 2, 3 and 4 by default: seeds 0 and 1 carry the shipped
 predictor's estimate in the README, so that choices made here cannot lean on them.
 
@@ -28,6 +29,10 @@ Variants:
   its target's noise (the variance of a difference of two means of a few ratings);
 * ``maps-by-ending``: the rating map fitted separately for stories with and without an
   ending;
+* ``setup-context``: the ranker's second stage (``SetupContext``, shipped since 2026-11-26):
+  its score read against the same sense's scores on the setup's other stories;
+  ``setup-context-mean``: the same with the setup mean alone; ``other-ending``: no second
+  stage, but raw features less the same sense's on the setup's other ending beside them;
 * ``wordnet`` / ``wordnet-cos`` / ``wordnet-count``: the judged sense looked up in WordNet
   3.0 (its definition matched against the gloss, after a plain lemmatisation of the
   homonym): cosines of the story, the ending and the story without ending with the sense
@@ -48,7 +53,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,6 +64,9 @@ os.environ.setdefault("DEBUG", "1")
 import numpy as np  # noqa: E402
 
 CACHE = "var/quality-cache"
+# the frozen predictor every variant changes one thing of: ranker + level, as it was before
+# the ranker's setup context (the ``setup-context`` variants add that)
+UNCHANGED = {"with_level": True, "with_context": False}
 LAYERS = (3, 4, 5, 6)  # hidden_states indices: MiniLM-L6's last four layers
 TOKEN_PAIRS = (  # the token-to-token similarities the layer variants recompute
     ("tok_story_example", "story", "example"),
@@ -404,7 +412,7 @@ def maps_by_ending(fit, test):
     from predictions.ml.stacking import Calibrator, QualityPredictor, train_oof_components
     from predictions.ml.texts import field
 
-    predictor = QualityPredictor(cache_dir=CACHE).fit(fit, with_level=True)
+    predictor = QualityPredictor(cache_dir=CACHE).fit(fit, **UNCHANGED)
     oof = train_oof_components(fit, predictor.raw(fit), with_level=True)
     z_fit = predictor.calibrator.combine(oof)  # the standardised score, as the map sees it
     z_test = predictor.calibrator.combine(predictor.components(test))
@@ -419,13 +427,56 @@ def maps_by_ending(fit, test):
     return list(np.clip(out, 1.0, 5.0))
 
 
+def setup_context_predictor(columns: Sequence[int] | None = None, other_ending: bool = False):
+    """A frozen predictor with the ranker's setup context (``columns``: its ridge on those
+    columns of :func:`setup_context` only); with ``other_ending``, no context but the raw
+    features less the same features of the same sense on the setup's other ending beside
+    them (the contrast as features of the ranker and the level instead of a second stage)."""
+    from sklearn.linear_model import Ridge
+
+    from predictions.ml.features import partner_index, setup_views
+    from predictions.ml.stacking import QualityPredictor, SetupContext, setup_context
+
+    keep = list(columns) if columns is not None else list(range(5))
+
+    class Some(SetupContext):
+        def fit(self, samples, z):
+            y = np.array([float(s["average"]) for s in samples])
+            pairs = [(i, p) for i, p in enumerate(partner_index(samples)) if p is not None]
+            cols = setup_context(samples, z)[[i for i, _ in pairs]][:, keep]
+            target = np.array([(y[i] - y[p]) / 2 for i, p in pairs])
+            coef = list(Ridge(alpha=1.0, fit_intercept=False).fit(cols, target).coef_)
+            self.coef_ = [float(coef[keep.index(k)]) if k in keep else 0.0 for k in range(5)]
+            return self
+
+    class Variant(QualityPredictor):
+        context_class = Some
+
+        def raw(self, samples):
+            raw = super().raw(samples)
+            if not other_ending:
+                return raw
+            other, _ = setup_views(list(samples))
+            rel = np.zeros_like(raw)
+            for i, j in enumerate(other):
+                if j is not None:
+                    rel[i] = raw[i] - raw[j]
+            return np.hstack([raw, rel])
+
+    def fit_predict(fit, test):
+        options = {"with_level": True, "with_context": not other_ending}
+        return Variant(cache_dir=CACHE).fit(fit, **options).predict(test)
+
+    return fit_predict
+
+
 def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> dict[str, Callable]:
     from predictions.ml.stacking import QualityPredictor
 
     def frozen(cls=QualityPredictor, alpha: float | Callable = 1.0):
         def fit_predict(fit, test):
             a = alpha(fit) if callable(alpha) else alpha
-            return cls(cache_dir=CACHE).fit(fit, with_level=True, alpha=a).predict(test)
+            return cls(cache_dir=CACHE).fit(fit, alpha=a, **UNCHANGED).predict(test)
 
         return fit_predict
 
@@ -443,6 +494,9 @@ def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> d
         "rank-ridge+hgb": frozen(tree_ranked_predictor("mix")),
         "rank-noise-weighted": frozen(noise_weighted_predictor()),
         "maps-by-ending": maps_by_ending,
+        "setup-context": setup_context_predictor(),
+        "setup-context-mean": setup_context_predictor(columns=(0, 1)),
+        "other-ending": setup_context_predictor(other_ending=True),
         **{
             name: lazy_wordnet(scratch, wordnet_dir, parts, frozen)
             for name, parts in (
@@ -510,6 +564,10 @@ def main() -> None:
         out["variants"][name] = entry
         print(name, json.dumps(entry), flush=True)
     out["command"] = "python bench/ml_frozen_variants.py " + " ".join(sys.argv[1:])
+    stored = json.loads(args.results.read_text()) if args.results.is_file() else {}
+    if stored.get("seeds") == args.seeds:  # the other variants stored on the same folds stay
+        out["variants"] = {**stored.get("variants", {}), **out["variants"]}
+        out["command"] = stored.get("command", "") + "; then " + out["command"]
     args.results.write_text(json.dumps(out, indent=1) + "\n")
 
 

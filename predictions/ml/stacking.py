@@ -353,6 +353,8 @@ class QualityPredictor:
     #: the ranker's class: a subclass may swap in another model with RankModel's fit/score
     #: (used for the ranker itself and for its out-of-fold scores)
     rank_class: type[RankModel] = RankModel
+    #: the ranker's second stage (a subclass may read fewer or other setup columns)
+    context_class: type[SetupContext] = SetupContext
 
     def __init__(self, cache_dir: str | Path | None = None) -> None:
         self.cache_dir = cache_dir
@@ -449,7 +451,7 @@ class QualityPredictor:
             train_samples, raw, alpha=alpha, with_level=with_level, rank_class=self.rank_class
         )
         if with_context:
-            self.context = SetupContext().fit(train_samples, oof[:, 0])
+            self.context = self.context_class().fit(train_samples, oof[:, 0])
             oof[:, 0] = self.context.apply(train_samples, oof[:, 0])
         base = Calibrator().fit(oof, train_samples)
         ref = self.components(tune) if tune_samples is not None or self._finetuned_models() else oof
@@ -495,7 +497,7 @@ class QualityPredictor:
         obj.rank = cls.rank_class.from_dict(state["rank"])
         obj.level = LevelModel.from_dict(state["level"]) if state.get("level") else None
         context = state.get("context")  # absent from files written before stage two
-        obj.context = SetupContext(coef_=list(context)) if context else None
+        obj.context = cls.context_class(coef_=list(context)) if context else None
         obj.calibrator = Calibrator(**state["calibrator"])
         # "ce_dir": the key of files written before the rename
         tuned_dirs = state.get("finetuned_dirs")

@@ -163,7 +163,7 @@ def test_maps_by_ending_keeps_the_order_within_each_kind_of_story():
     test = [strip_labels(s) for s in data if s["homonym"] in homonyms[6:8]]
     preds = np.array(variants.maps_by_ending(fit, test))
     assert len(preds) == len(test) and ((preds >= 1) & (preds <= 5)).all()
-    predictor = QualityPredictor(cache_dir=variants.CACHE).fit(fit, with_level=True)
+    predictor = QualityPredictor(cache_dir=variants.CACHE).fit(fit, **variants.UNCHANGED)
     z = predictor.calibrator.combine(predictor.components(test))
     ends = np.array([bool(field(s, "ending")) for s in test])
     assert ends.any() and (~ends).any()

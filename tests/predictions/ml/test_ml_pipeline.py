@@ -286,3 +286,17 @@ def test_quality_predictor_reads_the_ranker_against_the_setup_and_keeps_it(tmp_p
     assert np.allclose(
         plain.components(redacted)[:, 0], plain.rank.score(redacted, plain.raw(redacted))
     )
+    from predictions.ml.stacking import SetupContext
+
+    class MeanOnly(SetupContext):  # visibly another second stage
+        def fit(self, samples, z):
+            self.coef_ = [0.0, 1.0, 0.0, 0.0, 0.0]
+            return self
+
+    class Variant(QualityPredictor):
+        context_class = MeanOnly
+
+    variant = Variant(cache_dir=cache).fit(samples, with_level=True)
+    assert type(variant.context) is MeanOnly and variant.context.coef_[1] == 1.0
+    variant.save(tmp_path / "variant")
+    assert type(Variant.load(tmp_path / "variant", cache_dir=cache).context) is MeanOnly
