@@ -189,16 +189,22 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # --- Security (helper "secure"): brute-force limits -------------------------------------
 # django-axes guards every authenticate() call with a request (/accounts/login/, /admin/login/):
-# after AUTH_FAILURE_LIMIT failures from one IP, or for one username, further attempts (the
-# right password too) answer the 429 page until AUTH_COOLOFF_MINUTES have passed since the
-# last failure. Failures are kept in the database (axes tables), so all web processes agree.
+# after AUTH_FAILURE_LIMIT failures for one username from one client IP, further attempts of
+# that pair (the right password too) answer the 429 page until AUTH_COOLOFF_MINUTES have
+# passed since the last failure; other clients may still log in as that user. Slower paths
+# (ambisite.loginlock): AUTH_USERNAME_FAILURE_LIMIT failures for one username from any
+# clients, or AUTH_CLIENT_FAILURE_LIMIT from one client with any usernames, lock as well.
+# Failures are kept in the database (axes tables), so all web processes agree.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AUTH_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AUTH_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+AXES_HANDLER = "ambisite.loginlock.LoginLockHandler"
+AUTH_USERNAME_FAILURE_LIMIT = env_int("AUTH_USERNAME_FAILURE_LIMIT", 30)
+AUTH_CLIENT_FAILURE_LIMIT = env_int("AUTH_CLIENT_FAILURE_LIMIT", 20)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "429.html"
 AXES_CLIENT_IP_CALLABLE = "ambisite.ratelimit.login_client_ip"

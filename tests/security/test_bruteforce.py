@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
+from django.test import Client
 from rest_framework.authtoken.models import Token
 
 pytestmark = pytest.mark.django_db
@@ -40,19 +41,44 @@ def test_the_login_forms_lock_out_after_the_failure_limit(client, researcher, li
     assert "_auth_user_id" not in client.session
 
 
-def test_the_lock_is_per_account_across_ips(client, researcher, limits):
-    for n in range(limits.AXES_FAILURE_LIMIT):
-        client.post(
-            "/accounts/login/",
-            {"username": "rita", "password": "nope"},
-            REMOTE_ADDR=f"10.0.0.{n + 1}",
-        )
-    refused = client.post(
-        "/accounts/login/",
-        {"username": "rita", "password": "rita-password"},
-        REMOTE_ADDR="10.9.9.9",
+def login(client, password: str, ip: str, username: str = "rita"):
+    return client.post(
+        "/accounts/login/", {"username": username, "password": password}, REMOTE_ADDR=ip
     )
-    assert refused.status_code == 429
+
+
+def test_a_lock_from_one_client_leaves_the_user_free_to_log_in_from_another(
+    client, researcher, limits
+):
+    for _ in range(limits.AXES_FAILURE_LIMIT):
+        login(client, "nope", "10.0.0.66")
+    assert login(client, "rita-password", "10.0.0.66").status_code == 429  # that client: locked
+    other = Client()
+    welcome = login(other, "rita-password", "10.9.9.9")
+    assert welcome.status_code == 302 and other.session["_auth_user_id"] == str(researcher.pk)
+
+
+def test_one_username_from_many_clients_locks_at_the_higher_limit(client, researcher, limits):
+    limits.AUTH_USERNAME_FAILURE_LIMIT = 7
+    ips = [f"10.0.0.{n}" for n in range(1, 10)]
+    # under the per-client limit on each of three clients: 6 failures, not locked
+    for ip in ips[:3]:
+        for _ in range(limits.AXES_FAILURE_LIMIT - 1):
+            assert login(client, "nope", ip).status_code == 200
+    assert login(Client(), "rita-password", ips[8]).status_code == 302
+    for ip in ips[:3]:  # that login reset the pair (10.0.0.9, rita) only
+        for _ in range(limits.AXES_FAILURE_LIMIT - 1):
+            login(client, "nope", ip)
+    # 12 failures >= 7 from any clients: the username is locked everywhere, for everyone
+    assert login(Client(), "rita-password", ips[7]).status_code == 429
+
+
+def test_one_client_trying_many_usernames_locks_at_the_client_limit(client, researcher, limits):
+    limits.AUTH_CLIENT_FAILURE_LIMIT = 4
+    for n in range(limits.AUTH_CLIENT_FAILURE_LIMIT):
+        login(client, "nope", "10.0.0.66", username=f"guess{n}")
+    assert login(client, "rita-password", "10.0.0.66").status_code == 429
+    assert login(Client(), "rita-password", "10.0.0.67").status_code == 302
 
 
 def test_a_success_before_the_limit_resets_the_count(client, researcher, limits):

@@ -82,6 +82,7 @@ def test_participants_behind_one_proxy_have_their_own_arrival_limit(settings):
 def test_a_login_lock_from_one_client_does_not_lock_out_the_others(settings, researcher):
     settings.TRUSTED_PROXY_HOPS = 1
     settings.AXES_FAILURE_LIMIT = 3
+    settings.AUTH_CLIENT_FAILURE_LIMIT = 3  # one client trying many usernames
     attacker = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="198.51.100.66")
     for n in range(3):
         attacker.post("/accounts/login/", {"username": f"guess{n}", "password": "nope"})
