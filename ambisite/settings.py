@@ -101,6 +101,7 @@ INSTALLED_APPS = [
     "predictions",
     "studies",
     "writing",
+    "wug",
     "dashboards",
 ]
 

@@ -1,0 +1,136 @@
+"""Word Usage Graphs (DURel / WUG): words, their uses, senses and judgments.
+
+A word's files are kept as they were read: each row's raw values by column (``fields``),
+the files' column orders and line endings (``Word.layout``), so that an export gives the same
+bytes. The typed columns beside them (spans, grouping, score) are what the pages and the
+graph read. A judgment joins a use to a use (usage-usage graph) or to a sense (usage-sense
+graph); its score is 1-4, or 0 for "cannot decide".
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class GraphType(models.TextChoices):
+    USAGE_USAGE = "uug", "Usage-usage graph"
+    USAGE_SENSE = "usg", "Usage-sense graph"
+
+
+class Word(models.Model):
+    name = models.CharField(max_length=200, unique=True, help_text="The word folder's name.")
+    lemma = models.CharField(max_length=200)
+    graph_type = models.CharField(max_length=3, choices=GraphType.choices)
+    layout = models.JSONField(
+        default=dict, help_text="Per file: its columns in order and its line ending."
+    )
+    digest = models.CharField(max_length=64, help_text="SHA-256 of the files' content.")
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Use(models.Model):
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="uses")
+    position = models.PositiveIntegerField(help_text="Row order in uses.csv.")
+    identifier = models.CharField(max_length=300)
+    grouping = models.CharField(max_length=100, blank=True)
+    date = models.CharField(max_length=100, blank=True)
+    context = models.TextField()
+    target_start = models.PositiveIntegerField()
+    target_end = models.PositiveIntegerField()
+    sentence_start = models.PositiveIntegerField(null=True, blank=True)
+    sentence_end = models.PositiveIntegerField(null=True, blank=True)
+    fields = models.JSONField(help_text="The row's raw values by column, extra columns too.")
+
+    class Meta:
+        ordering = ["word_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["word", "identifier"], name="wug_unique_use"),
+            models.UniqueConstraint(fields=["word", "position"], name="wug_unique_use_position"),
+            models.CheckConstraint(
+                condition=Q(target_start__lte=models.F("target_end")), name="wug_target_span"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word.name}/{self.identifier}"
+
+
+class WordSense(models.Model):
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="senses")
+    position = models.PositiveIntegerField()
+    identifier = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    fields = models.JSONField()
+
+    class Meta:
+        ordering = ["word_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["word", "identifier"], name="wug_unique_sense"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word.name}/{self.identifier}"
+
+
+class Judgment(models.Model):
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="judgments")
+    position = models.PositiveIntegerField(help_text="Row order in judgments.csv.")
+    use1 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    use2 = models.ForeignKey(Use, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    sense = models.ForeignKey(
+        WordSense, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    )
+    annotator = models.CharField(max_length=200)
+    score = models.FloatField(help_text="1-4 (DURel); 0 = cannot decide.")
+    comment = models.TextField(blank=True)
+    round = models.PositiveIntegerField(null=True, blank=True)
+    fields = models.JSONField()
+
+    class Meta:
+        ordering = ["word_id", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["word", "position"], name="wug_unique_judgment_position"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__gte=0, score__lte=4), name="wug_judgment_in_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(use2__isnull=False, sense__isnull=True)
+                | Q(use2__isnull=True, sense__isnull=False),
+                name="wug_judgment_joins_a_use_or_a_sense",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        other = self.use2 or self.sense
+        return f"{self.use1} ~ {other}: {self.score}"
+
+
+class Clustering(models.Model):
+    """A clustering of a word's uses, kept until the judgments change (``fingerprint``)."""
+
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="clusterings")
+    threshold = models.FloatField()
+    seed = models.PositiveIntegerField()
+    fingerprint = models.CharField(max_length=64, help_text="Of the judgments it was made from.")
+    labels = models.JSONField(help_text="Cluster per use identifier (0 = the largest).")
+    loss = models.FloatField()
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["word", "threshold", "seed"], name="wug_one_clustering_per_parameters"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.word} (loss {self.loss})"
