@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from .import_limits import length_problem, slug_problem
 from .models import (
     SCORE_MAX,
     SCORE_MIN,
@@ -41,6 +42,8 @@ TEXT_FIELDS = (
 LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
 FIELDS = TEXT_FIELDS[:5] + LABEL_FIELDS + TEXT_FIELDS[5:]  # the file's own key order
 REDACTED = "(???)"
+# The text fields that go into a length-bound column: (model, column).
+BOUNDED = {"homonym": (Homonym, "form"), "sample_id": (Sample, "sample_id")}
 
 
 class AmbiStoryFormatError(ValueError):
@@ -127,6 +130,10 @@ def parse_sample(sid: str, raw: object, *, allow_redacted: bool = False) -> Pars
     for name in ("homonym", "judged_meaning", "sentence"):
         if not raw[name].strip():
             raise AmbiStoryFormatError(sid, name, "is empty")
+    for name, (model, column) in BOUNDED.items():
+        problem = length_problem(raw[name], model, column)
+        if problem:
+            raise AmbiStoryFormatError(sid, name, problem)
     texts = {name: raw[name] for name in TEXT_FIELDS}
     if allow_redacted and _is_redacted(raw):
         return ParsedSample(dataset_id=sid, **texts)
@@ -140,6 +147,10 @@ def parse_ambistory(data: object, *, allow_redacted: bool = False) -> list[Parse
         raise AmbiStoryFormatError("*", "*", "the file must hold a JSON object of samples")
     if not data:
         raise AmbiStoryFormatError("*", "*", "the file holds no samples: nothing to import")
+    for sid in data:
+        problem = length_problem(str(sid), Sample, "dataset_id")
+        if problem:
+            raise AmbiStoryFormatError("*", "*", f"a sample id {problem}")
     return [parse_sample(str(sid), raw, allow_redacted=allow_redacted) for sid, raw in data.items()]
 
 
@@ -304,6 +315,10 @@ def ambistory_import(
 ) -> ImportReport:
     """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
     ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
+    for what, value, model in (("dataset", dataset, Dataset), ("split", split, Split)):
+        problem = slug_problem(value, model)
+        if problem:
+            raise AmbiStoryFormatError("*", "*", f"the {what} name {problem}")
     ds, _ = Dataset.objects.get_or_create(
         name=dataset,
         defaults={

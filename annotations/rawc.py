@@ -10,12 +10,14 @@ in one transaction; a second import of the same files creates nothing.
 from __future__ import annotations
 
 import csv
+import io
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
 
+from .import_limits import finite_problem, length_problem, slug_problem
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -30,6 +32,7 @@ from .models import (
     TaskKind,
     score_range,
 )
+from .safe_input import InputError, decode, subject
 
 PAIRS_FILE = "raw-c.csv"
 JUDGMENTS_FILE = "normed_critical.csv"
@@ -87,51 +90,87 @@ class RawcReport:
 
 
 def _rows(path: Path, needed: set[str]) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
+    """The rows of one CSV file, read under :mod:`annotations.safe_input`'s rules (UTF-8, no
+    NUL) and ``csv``'s own (a field over its size limit); errors name the file and line."""
+    try:
+        text = decode(path.read_bytes())
+    except InputError as error:
+        raise RawcFormatError(subject(str(error), path.name)) from None
+    reader = csv.DictReader(io.StringIO(text, newline=""), restval="")
+    try:
         missing = needed - set(reader.fieldnames or ())
         if missing:
             raise RawcFormatError(f"{path.name}: missing columns {', '.join(sorted(missing))}")
         return list(reader)
+    except csv.Error as error:
+        raise RawcFormatError(f"{path.name} line {reader.reader.line_num}: {error}") from None
 
 
-def _float(value: str) -> float | None:
-    return float(value) if value not in ("", "NA") else None
+def _float(value: str, where: str) -> float | None:
+    if value in ("", "NA"):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise RawcFormatError(f"{where} is {value[:40]!r}, not a number") from None
+    problem = finite_problem(number)
+    if problem:
+        raise RawcFormatError(f"{where} {problem}")
+    return number
+
+
+def _fits(value: str, model, field: str, where: str) -> str:
+    problem = length_problem(value, model, field)
+    if problem:
+        raise RawcFormatError(f"{where} {problem}")
+    return value
 
 
 def _bool(value: str, where: str) -> bool:
     if value not in ("True", "False"):
-        raise RawcFormatError(f"{where}: 'same' is {value!r}, not True/False")
+        raise RawcFormatError(f"{where}: 'same' is {value[:40]!r}, not True/False")
     return value == "True"
+
+
+def _dominance(folder: Path) -> dict[tuple[str, str], float | None]:
+    rows = _rows(folder / DOMINANCE_FILE, {"word", "version", "dominance_sentence2"})
+    return {
+        (row["word"], row["version"]): _float(
+            row["dominance_sentence2"], f"{DOMINANCE_FILE} line {n}: dominance_sentence2"
+        )
+        for n, row in enumerate(rows, start=2)
+    }
+
+
+def _pair(row: dict[str, str], where: str, dominance: dict) -> Pair:
+    if row["ambiguity_type"] not in SentencePair.Ambiguity.values:
+        raise RawcFormatError(f"{where}: unknown ambiguity type")
+    pair = Pair(
+        word=_fits(row["word"], Homonym, "form", f"{where}: word"),
+        version=_fits(row["version"], SentencePair, "version", f"{where}: version"),
+        target=_fits(row["string"], SentencePair, "target", f"{where}: string"),
+        sentence1=row["sentence1"],
+        sentence2=row["sentence2"],
+        same_sense=_bool(row["same"], where),
+        ambiguity_type=row["ambiguity_type"],
+        word_class=_fits(row["Class"], SentencePair, "word_class", f"{where}: Class"),
+        distance_bert=_float(row.get("distance_bert") or "", f"{where}: distance_bert"),
+        distance_elmo=_float(row.get("distance_elmo") or "", f"{where}: distance_elmo"),
+        dominance=dominance.get((row["word"], row["version"])),
+    )
+    _fits(pair.key, Sample, "dataset_id", f"{where}: word:version")
+    return pair
 
 
 def load_rawc(folder: str | Path) -> RawcData:
     """Parse the three files; raise ``RawcFormatError`` naming the first problem."""
     folder = Path(folder)
-    dominance = {
-        (row["word"], row["version"]): _float(row["dominance_sentence2"])
-        for row in _rows(folder / DOMINANCE_FILE, {"word", "version", "dominance_sentence2"})
-    }
+    dominance = _dominance(folder)
     columns = {"word", "sentence1", "sentence2", "same", "ambiguity_type", "version", "string"}
-    pairs = []
-    for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}), start=2):
-        if row["ambiguity_type"] not in SentencePair.Ambiguity.values:
-            raise RawcFormatError(f"{PAIRS_FILE} line {n}: unknown ambiguity type")
-        pairs.append(
-            Pair(
-                word=row["word"],
-                version=row["version"],
-                target=row["string"],
-                sentence1=row["sentence1"],
-                sentence2=row["sentence2"],
-                same_sense=_bool(row["same"], f"{PAIRS_FILE} line {n}"),
-                ambiguity_type=row["ambiguity_type"],
-                word_class=row["Class"],
-                distance_bert=_float(row.get("distance_bert", "")),
-                distance_elmo=_float(row.get("distance_elmo", "")),
-                dominance=dominance.get((row["word"], row["version"])),
-            )
-        )
+    pairs = [
+        _pair(row, f"{PAIRS_FILE} line {n}", dominance)
+        for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}), start=2)
+    ]
     keys = {pair.key for pair in pairs}
     if len(keys) != len(pairs):
         raise RawcFormatError(f"{PAIRS_FILE}: a word and version appear twice")
@@ -144,7 +183,9 @@ def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
     for n, row in enumerate(_rows(path, {"subject", "word", "version", "relatedness"}), 2):
         key = f"{row['word']}:{row['version']}"
         if key not in keys:
-            raise RawcFormatError(f"{path.name} line {n}: no pair {key}")
+            raise RawcFormatError(f"{path.name} line {n}: no pair {key[:80]}")
+        where = f"{path.name} line {n}: subject"
+        _fits(RATER_PREFIX + row["subject"], Rater, "pseudonym", where)
         try:
             score = int(row["relatedness"])
         except ValueError:
@@ -162,6 +203,9 @@ def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
 def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     """Write the pairs (as relatedness samples with their labels) and every participant's
     judgments (one imported rater per participant); existing rows are kept as they are."""
+    problem = slug_problem(dataset, Dataset)
+    if problem:
+        raise RawcFormatError(f"the dataset name {problem}")
     ds, _ = Dataset.objects.get_or_create(
         name=dataset,
         defaults={"title": "RAW-C", "task_kind": TaskKind.RELATEDNESS, "source": SOURCE},

@@ -12,13 +12,13 @@ then written in one transaction; importing the same file again creates nothing.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.db import transaction
 
+from .import_limits import length_problem, slug_problem
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -31,6 +31,7 @@ from .models import (
     Story,
     TaskKind,
 )
+from .safe_input import DuplicateKey, InputError, load_path, subject
 
 FORMAT = "ambisite-sense-choice-v1"
 TARGET = re.compile(r"<t>(.+?)</t>")
@@ -90,6 +91,24 @@ def split_target(context: str) -> tuple[str, str, str]:
     return context[: found.start()], found.group(1), context[found.end() :]
 
 
+def _text(value, model, field: str, where: str) -> str:
+    """A scalar field as text, refused when it will not fit its column."""
+    if isinstance(value, (dict, list)):
+        raise SenseChoiceFormatError(f"{where}: expected text, not a {type(value).__name__}")
+    text = str(value)
+    problem = length_problem(text, model, field)
+    if problem:
+        raise SenseChoiceFormatError(f"{where} {problem}")
+    return text
+
+
+def _slug(value: str, model, where: str) -> str:
+    problem = slug_problem(value, model)
+    if problem:
+        raise SenseChoiceFormatError(f"{where}: {problem}")
+    return value
+
+
 def _strings(value, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise SenseChoiceFormatError(f"{where}: expected a list of strings")
@@ -99,9 +118,10 @@ def _strings(value, where: str) -> tuple[str, ...]:
 def _candidate(raw, where: str) -> Candidate:
     if not isinstance(raw, dict) or not isinstance(raw.get("gloss"), str) or not raw["gloss"]:
         raise SenseChoiceFormatError(f"{where}: a candidate needs a gloss")
+    key = _text(raw.get("key", ""), SenseCandidate, "key", f"{where} key")
     return Candidate(
         gloss=raw["gloss"],
-        key=str(raw.get("key", "")),
+        key=key,
         synonyms=_strings(raw.get("synonyms", []), f"{where} synonyms"),
         examples=_strings(raw.get("examples", []), f"{where} examples"),
     )
@@ -113,16 +133,24 @@ def _gold(raw, candidates: tuple[Candidate, ...], where: str) -> int:
     keys = [c.key for c in candidates]
     if isinstance(raw, str) and raw in keys:
         return keys.index(raw)
-    raise SenseChoiceFormatError(f"{where}: gold {raw!r} names no candidate")
+    raise SenseChoiceFormatError(f"{where}: gold {str(raw)[:40]!r} names no candidate")
+
+
+def _item_split(raw, where: str) -> str:
+    """An item's own split ("" for the file's)."""
+    split = _text(raw, Split, "name", f"{where}: field 'split'")
+    return _slug(split, Split, f"{where}: field 'split'") if split else ""
 
 
 def _item(raw, senses: dict[str, tuple[Candidate, ...]], n: int) -> Item:
     if not isinstance(raw, dict):
         raise SenseChoiceFormatError(f"item {n}: not an object")
-    where = f"item {raw.get('id', n)}"
+    where = f"item {str(raw.get('id', n))[:40]}"
     for name in ("id", "lemma", "context"):
         if not isinstance(raw.get(name), str) or not raw[name].strip():
             raise SenseChoiceFormatError(f"{where}: field '{name}' must be a non-empty string")
+    _text(raw["id"], Sample, "dataset_id", f"{where}: field 'id'")
+    _text(raw["lemma"], Homonym, "form", f"{where}: field 'lemma'")
     if len(TARGET.findall(raw["context"])) != 1:
         raise SenseChoiceFormatError(f"{where}: context must mark the target once as <t>...</t>")
     if "candidates" in raw:
@@ -141,8 +169,8 @@ def _item(raw, senses: dict[str, tuple[Candidate, ...]], n: int) -> Item:
         context=raw["context"],
         candidates=candidates,
         gold=_gold(raw.get("gold"), candidates, where),
-        item_set=str(raw.get("set", "")),
-        split=str(raw.get("split", "")),
+        item_set=_text(raw.get("set", ""), Sample, "item_set", f"{where}: field 'set'"),
+        split=_item_split(raw.get("split", ""), where),
     )
 
 
@@ -152,11 +180,13 @@ def parse_sense_choice(doc) -> SenseChoiceData:
     for name in ("dataset", "title", "split"):
         if not isinstance(doc.get(name), str) or not doc[name]:
             raise SenseChoiceFormatError(f"field '{name}' must be a non-empty string")
-    senses = {
-        lemma: tuple(_candidate(c, f"senses of {lemma}") for c in pair)
-        for lemma, pair in (doc.get("senses") or {}).items()
-    }
-    items = [_item(raw, senses, n) for n, raw in enumerate(doc.get("items") or [])]
+    _slug(doc["dataset"], Dataset, "field 'dataset'")
+    _slug(doc["split"], Split, "field 'split'")
+    senses = _senses(doc.get("senses") or {})
+    raw_items = doc.get("items") or []
+    if not isinstance(raw_items, list):
+        raise SenseChoiceFormatError("field 'items' must be a list of items")
+    items = [_item(raw, senses, n) for n, raw in enumerate(raw_items)]
     items = [item if item.split else replace(item, split=doc["split"]) for item in items]
     if len({item.id for item in items}) != len(items):
         raise SenseChoiceFormatError("two items have the same id")
@@ -171,11 +201,30 @@ def parse_sense_choice(doc) -> SenseChoiceData:
     )
 
 
+def _senses(raw) -> dict[str, tuple[Candidate, ...]]:
+    if not isinstance(raw, dict):
+        raise SenseChoiceFormatError("field 'senses' must be an object {lemma: [candidate]}")
+    senses = {}
+    for lemma, pair in raw.items():
+        _text(lemma, Homonym, "form", "field 'senses': a lemma")
+        if not isinstance(pair, list):
+            raise SenseChoiceFormatError(f"senses of {lemma}: must be a list of candidates")
+        senses[lemma] = tuple(_candidate(c, f"senses of {lemma}") for c in pair)
+    return senses
+
+
 def load_sense_choice(path: str | Path) -> SenseChoiceData:
+    """Read and check a file under :mod:`annotations.safe_input`'s rules (UTF-8, no NUL,
+    numbers that fit a double, bounded nesting, no key twice in one object); every problem is
+    a :class:`SenseChoiceFormatError`. ``OSError`` passes through for the caller."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise SenseChoiceFormatError(f"not JSON: {exc}") from None
+        doc = load_path(str(path))
+    except DuplicateKey as error:
+        raise SenseChoiceFormatError(
+            f"key {error.key[:40]!r} appears twice in one object"
+        ) from None
+    except InputError as error:
+        raise SenseChoiceFormatError(subject(str(error), "the file")) from None
     return parse_sense_choice(doc)
 
 

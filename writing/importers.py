@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
+
+from annotations.import_limits import length_problem
+from annotations.models import Homonym
+from annotations.safe_input import DuplicateKey, InputError, decode, loads, subject
+
+from .models import SensePair
 
 COLUMNS = ("word", "meaning_1", "example_1", "pos_1", "meaning_2", "example_2", "pos_2")
 REQUIRED = ("word", "meaning_1", "meaning_2")
 MAX_ROWS = 20_000
+MEANING_MAX_LENGTH = 500  # a meaning or an example, as in the pool page's form
+# The columns whose database field has a length: (model, field).
+BOUNDED = {"word": (Homonym, "form"), "pos_1": (SensePair, "pos_a"), "pos_2": (SensePair, "pos_b")}
 
 
 class PoolFormatError(ValueError):
@@ -48,30 +56,59 @@ def _row(n: int, raw: object) -> PairRow:
         if not isinstance(value, str):
             raise PoolFormatError(f"entry {n}: {name} must be text")
         values[name] = value.strip()
+        problem = _length_problem(name, values[name])
+        if problem:
+            raise PoolFormatError(f"entry {n}: {name} {problem}")
     for name in REQUIRED:
         if not values[name]:
             raise PoolFormatError(f"entry {n}: {name} is empty")
     return PairRow(**values)
 
 
-def parse_pool(text: str) -> list[PairRow]:
-    """The rows of a pool file (JSON or TSV), or ``PoolFormatError`` naming the entry."""
-    stripped = text.lstrip("\ufeff").strip()
-    if not stripped:
-        raise PoolFormatError("the file is empty")
-    if stripped.startswith("["):
-        try:
-            data = json.loads(stripped)
-        except ValueError as exc:
-            raise PoolFormatError(f"not valid JSON: {exc}") from None
-    else:
-        reader = csv.DictReader(io.StringIO(stripped), delimiter="\t")
+def _length_problem(name: str, value: str) -> str | None:
+    if name in BOUNDED:
+        return length_problem(value, *BOUNDED[name])
+    if len(value) > MEANING_MAX_LENGTH:
+        return f"is {len(value)} characters long, over the limit of {MEANING_MAX_LENGTH}"
+    return None
+
+
+def _json_entries(text: str) -> object:
+    """The JSON document, read by :mod:`annotations.safe_input` (bounded nesting and numbers,
+    no key twice)."""
+    try:
+        return loads(text)
+    except DuplicateKey as exc:
+        raise PoolFormatError(
+            f"not valid: key {exc.key[:40]!r} appears twice in an entry"
+        ) from None
+    except InputError as exc:
+        raise PoolFormatError(subject(str(exc), "the file")) from None
+
+
+def _tsv_entries(text: str) -> list[dict]:
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t", restval="")
+    try:
         missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
         if missing:
             raise PoolFormatError(f"the header line lacks {', '.join(missing)}")
-        data = [{k: v for k, v in row.items() if k in COLUMNS} for row in reader]
-    if not isinstance(data, list):
+        return [{k: v for k, v in row.items() if k in COLUMNS} for row in reader]
+    except csv.Error as exc:
+        raise PoolFormatError(f"line {reader.reader.line_num}: {exc}") from None
+
+
+def parse_pool(data: bytes | str) -> list[PairRow]:
+    """The rows of a pool file (JSON or TSV, UTF-8 without NUL), or ``PoolFormatError``
+    naming the entry."""
+    try:
+        stripped = decode(data).strip()
+    except InputError as exc:
+        raise PoolFormatError(subject(str(exc), "the file")) from None
+    if not stripped:
+        raise PoolFormatError("the file is empty")
+    entries = _json_entries(stripped) if stripped.startswith("[") else _tsv_entries(stripped)
+    if not isinstance(entries, list):
         raise PoolFormatError("a JSON pool file holds a list of entries")
-    if len(data) > MAX_ROWS:
+    if len(entries) > MAX_ROWS:
         raise PoolFormatError(f"at most {MAX_ROWS} entries per file")
-    return [_row(n, raw) for n, raw in enumerate(data, start=1)]
+    return [_row(n, raw) for n, raw in enumerate(entries, start=1)]

@@ -102,9 +102,8 @@ def pool(request: HttpRequest) -> HttpResponse:
             return redirect("writing:pool")
     if request.method == "POST" and upload.is_bound and upload.is_valid():
         try:
-            text = upload.cleaned_data["file"].read().decode("utf-8")
-            rows = importers.parse_pool(text)
-        except (UnicodeDecodeError, importers.PoolFormatError) as exc:
+            rows = importers.parse_pool(upload.cleaned_data["file"].read())
+        except importers.PoolFormatError as exc:
             upload.add_error("file", f"Nothing was imported: {exc}")
         else:
             new, old = services.pool_import(rows=rows, flag_pos=upload.cleaned_data["flag_pos"])
