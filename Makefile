@@ -86,7 +86,7 @@ COVERAGE_ARGS := --cov=ambisite --cov=annotations --cov=studies --cov=prediction
 define timed_pytest
 	@start=$$(date +%s); $(BIN)/pytest $(PYTEST_PARALLEL) $(1) $(PYTEST_ARGS); s=$$?; \
 	  t=$$(( $$(date +%s) - start )); \
-	  printf '%s: %dm%02ds of test time (pytest wall clock, %s workers on %s cores)\n' \
+	  printf '%s: %dm%02ds of test time (pytest wall clock, -n %s on %s cores)\n' \
 	    "$@" $$((t / 60)) $$((t % 60)) "$(TEST_WORKERS)" "$$(nproc)"; \
 	  if [ $$s -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; \
 	  $(2) exit $$s
