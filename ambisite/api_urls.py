@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("annotations.api.urls")),
     path("", include("studies.api.urls")),
     path("", include("predictions.api.urls")),
+    path("", include("wug.api.urls")),
     # Researchers only, like the rest: the Swagger UI reads the schema with the session.
     path(
         "schema/", SpectacularAPIView.as_view(permission_classes=[IsResearcher]), name="api-schema"

@@ -21,6 +21,7 @@ urlpatterns = [
     path("s/", include(writer_patterns)),
     path("writing/", include("writing.urls")),
     path("dashboards/", include("dashboards.urls")),
+    path("wug/", include("wug.urls")),
     path("prompts/", include("predictions.prompt_urls")),
     path("runs/", include("predictions.urls")),
     path("", include("annotations.urls")),

@@ -119,3 +119,44 @@ def word_summary(word: Word, *, seed: int = 0) -> WordSummary:
         change_binary=binary,
         agreement=agree,
     )
+
+
+def graph_payload(word: Word) -> dict:
+    """The word's graph for the page's graph view and its JSON endpoint: nodes (uses with
+    their cluster, grouping and the target in a short window) and edges (median weights)."""
+    if word.graph_type == GraphType.USAGE_SENSE:
+        labels = sense_labels(word)
+        edges: list[dict] = []
+    else:
+        labels = word_clustering(word).labels
+        graph = Graph.build([], word_judgments(word))
+        edges = [{"source": a, "target": b, "weight": w} for (a, b), w in graph.weights.items()]
+    nodes = []
+    for use in Use.objects.filter(word=word).order_by("position"):
+        start, end = use.target_start, use.target_end
+        nodes.append(
+            {
+                "id": use.identifier,
+                "cluster": labels.get(use.identifier),
+                "grouping": use.grouping,
+                "left": use.context[max(0, start - 60) : start],
+                "target": use.context[start:end],
+                "right": use.context[end : end + 60],
+            }
+        )
+    return {"word": word.name, "graph_type": word.graph_type, "nodes": nodes, "edges": edges}
+
+
+def frequency_table(summary: WordSummary) -> dict:
+    """Cluster frequencies per grouping as table rows and as chart series (one per grouping)."""
+    clusters = sorted({c for row in summary.frequencies.values() for c in row})
+    rows = [
+        (grouping, [counts.get(c, 0) for c in clusters])
+        for grouping, counts in summary.frequencies.items()
+    ]
+    chart = {
+        "title": f"Uses per cluster and grouping: {summary.word.name}",
+        "labels": [str(c) for c in clusters],
+        "series": [{"name": f"grouping {g}", "values": values} for g, values in rows],
+    }
+    return {"frequency_clusters": clusters, "frequency_rows": rows, "frequency_data": chart}

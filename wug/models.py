@@ -12,6 +12,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 
+from wug.texts import UseParts, use_parts
+
 
 class GraphType(models.TextChoices):
     USAGE_USAGE = "uug", "Usage-usage graph"
@@ -60,6 +62,15 @@ class Use(models.Model):
 
     def __str__(self) -> str:
         return f"{self.word.name}/{self.identifier}"
+
+    @property
+    def parts(self) -> UseParts:
+        """The context split for display: background, sentence, marked target."""
+        return use_parts(
+            self.context,
+            (self.target_start, self.target_end),
+            (self.sentence_start, self.sentence_end),
+        )
 
 
 class WordSense(models.Model):
