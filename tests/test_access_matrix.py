@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from io import StringIO
 
 import pytest
 from django.test import Client
@@ -167,6 +168,12 @@ RULES: dict[str, dict[str, Callable]] = {
             "export-run-codabench",
             "api-schema",
             "api-docs",
+            "wug-words",
+            "wug-word",
+            "wug-export-uses",
+            "wug-export-judgments",
+            "wug-export-clusters",
+            "wug-export-scores",
         )
     },
     "api/v1/^": {role: status(404) for role in ROLES},  # JSON 404 for unknown API paths
@@ -192,6 +199,9 @@ RULES: dict[str, dict[str, Callable]] = {
             "studies:preview_qualification",
             "studies:preview_rate",
             "studies:preview_done",
+            "wug:list",
+            "wug:word",
+            "wug:graph",
             "dashboards:agreement",
             "dashboards:agreement_json",
             "dashboards:items",
@@ -265,6 +275,16 @@ def rule_for(route: Route) -> dict[str, Callable] | None:
 # --- the world --------------------------------------------------------------------------------
 
 
+def wug_word() -> str:
+    """The smallest usage graph of data/wug, imported."""
+    from django.core.management import call_command
+
+    from tests.conftest import ROOT
+
+    call_command("import_wug", str(ROOT / "data" / "wug" / "uug" / "Aufkommen"), stdout=StringIO())
+    return "Aufkommen"
+
+
 @pytest.fixture
 def world(django_user_model):
     """One object of each kind a URL names, and a client per role."""
@@ -321,6 +341,7 @@ def world(django_user_model):
         "content_type_id": 1,
         "id": str(staff.pk),
         "url": "x",
+        "name": wug_word(),
     }
     pks = {
         "studies": study.pk,
