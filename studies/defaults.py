@@ -14,6 +14,7 @@ the example sentences here are ours.
 
 from __future__ import annotations
 
+import functools
 import secrets
 from dataclasses import dataclass, field
 
@@ -25,6 +26,16 @@ SCALE = {
     4: "The displayed meaning represents the most plausible interpretation; other meanings may "
     "still be conceivable.",
     5: "The displayed meaning is the only plausible meaning given the context.",
+}
+
+# A few words under each number, so that a touch screen (no hover title) shows what the
+# score means without opening the guidelines; the full text stays the radio's label.
+SCALE_WORDS = {
+    1: "Not plausible",
+    2: "Conceivable",
+    3: "One of several",
+    4: "Most plausible",
+    5: "The only meaning",
 }
 
 SCALE_INTRO = (
@@ -117,7 +128,7 @@ If you fail at the qualification test: You will not be able to start the annotat
 **Remember to copy the Screen-Out Completion Code that will be displayed to Prolific.**
 
 If you succeed at the qualification test: Once you pass the qualification test, you will \
-automatically unlock access to the annotation page. Each annotator is assigned 30 samples.
+automatically unlock access to the annotation page. Each annotator is assigned {items}.
 
 Your progress for both qualification and annotation is **saved automatically** anytime you \
 press the *Submit* button of the qualification test or the *Next* button of a rating page.
@@ -168,6 +179,46 @@ QUALIFICATION = [
         "tolerance": 1,
     },
 ]
+for _q in QUALIFICATION:  # the check stories below are others: never the test again
+    _q.update(in_qualification=True, as_attention_check=False)
+
+# Attention checks (ours; the paper does not print its own): stories that look like every
+# other item, whose shown meaning is clearly wrong (1) or clearly right (5), so that one
+# careful reading passes. Not the qualification stories, which a participant has just seen.
+ATTENTION_CHECKS = [
+    {
+        "homonym": "bark",
+        "precontext": "The dog heard a noise outside the house. It ran to the front door and "
+        "waited there, ears up.",
+        "sentence": "Then it began to bark loudly.",
+        "meaning": "the tough outer covering of a tree trunk",
+        "example_sentence": "The bark of the old oak was rough and grey.",
+        "expected": 1,
+        "tolerance": 1,
+    },
+    {
+        "homonym": "match",
+        "precontext": "The power went out during the storm and the cabin went dark. Tom felt "
+        "his way to the drawer where the candles were kept.",
+        "sentence": "He struck a match and lit a candle.",
+        "meaning": "a short thin stick that makes a flame when rubbed on a rough surface",
+        "example_sentence": "She lit the fire with a match.",
+        "expected": 5,
+        "tolerance": 1,
+    },
+    {
+        "homonym": "spring",
+        "precontext": "The snow had finally melted in the valley. Birds were singing in the "
+        "garden again and the first flowers were out.",
+        "sentence": "Spring had arrived at last.",
+        "meaning": "a coil of metal that returns to its shape after being pressed",
+        "example_sentence": "The old mattress had a broken spring.",
+        "expected": 1,
+        "tolerance": 1,
+    },
+]
+for _q in ATTENTION_CHECKS:
+    _q.update(in_qualification=False, as_attention_check=True)
 
 # Figure 4's wording on the rating page.
 UI = {
@@ -201,6 +252,14 @@ RELATEDNESS_SCALE = {
     2: "Somewhat related.",
     3: "Closely related.",
     4: "Same meaning: the word means the same thing in both sentences.",
+}
+
+RELATEDNESS_SCALE_WORDS = {
+    0: "Unrelated",
+    1: "Distantly related",
+    2: "Somewhat related",
+    3: "Closely related",
+    4: "Same meaning",
 }
 
 RELATEDNESS_SCALE_INTRO = (
@@ -290,6 +349,7 @@ class KindTexts:
     guidelines: str
     checks: list[dict] = field(default_factory=list)
     attention_checks_per_batch: int = 1
+    scale_words: dict[int, str] = field(default_factory=dict)
 
 
 def for_kind(kind: str) -> KindTexts:
@@ -302,14 +362,49 @@ def for_kind(kind: str) -> KindTexts:
             RELATEDNESS_GUIDELINES,
             RELATEDNESS_CHECKS,
             attention_checks_per_batch=2,
+            scale_words=RELATEDNESS_SCALE_WORDS,
         )
     if kind == "sense_choice":
         return KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0)
-    return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, QUALIFICATION, 1)
+    checks = QUALIFICATION + ATTENTION_CHECKS
+    return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, checks, 1, scale_words=SCALE_WORDS)
+
+
+# (singular, plural) of one item a participant answers or writes, per task kind or writing
+# activity: "Pair 3 of 6", "Finished pairs: 2/6"; the guidelines' {items}
+ITEM_NOUNS: dict[str, tuple[str, str]] = {
+    "plausibility": ("sample", "samples"),
+    "relatedness": ("pair", "pairs"),
+    "sense_choice": ("sentence", "sentences"),
+    "sentences": ("sentence", "sentences"),
+    "endings": ("ending", "endings"),
+}
+
+
+def item_nouns(kind: str) -> tuple[str, str]:
+    """The (singular, plural) item noun of a task kind or writing activity."""
+    return ITEM_NOUNS.get(kind, ITEM_NOUNS["plausibility"])
+
+
+@functools.lru_cache(maxsize=8)
+def _scale_rows(kind: str) -> tuple[tuple[int, str, str], ...]:
+    """(score, full text, short words) for the radio buttons of ``kind``'s scale."""
+    texts = for_kind(kind)
+    return tuple((n, text, texts.scale_words.get(n, "")) for n, text in texts.scale.items())
 
 
 def page_context(kind: str) -> dict:
     """What the participant pages of a study of ``kind`` need: ``ui``, ``scale``,
-    ``scale_intro`` and ``kind``."""
+    ``scale_intro``, ``kind``, ``scale_rows`` and the item nouns (``item_noun``,
+    ``items_noun``, capitalised)."""
     texts = for_kind(kind)
-    return {"ui": texts.ui, "scale": texts.scale, "scale_intro": texts.scale_intro, "kind": kind}
+    item, items = item_nouns(kind)
+    return {
+        "ui": texts.ui,
+        "scale": texts.scale,
+        "scale_intro": texts.scale_intro,
+        "kind": kind,
+        "scale_rows": _scale_rows(kind),
+        "item_noun": item.capitalize(),
+        "items_noun": items.capitalize(),
+    }

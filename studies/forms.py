@@ -97,13 +97,23 @@ class StudyForm(forms.ModelForm):
             "time_limit_minutes": "Counted from consent; the paper allowed 60 minutes. At most "
             f"{TIME_LIMIT_MAX_MINUTES} minutes (a week).",
             "prolific_study_id": "When set, arrivals whose STUDY_ID differs are refused.",
+            "guidelines": '{items} (e.g. "30 samples"), {checks}, {time_limit} and '
+            "{qualification_time} are replaced by this study's settings where participants "
+            "read them.",
         }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         for name in self.OPTIONAL_WITH_DEFAULT:  # left empty: the model's default
             self.fields[name].required = False
+        checks = self.fields["attention_checks_per_batch"]
+        checks.required = False  # left empty: the task kind's default (``settings``)
+        checks.help_text = (
+            "Empty: the task's default (plausibility 1; relatedness 2, the RAW-C paper's catch "
+            "trials; sense choice 0)."
+        )
         if not self.instance.pk:
+            self.initial["attention_checks_per_batch"] = None
             self.initial.setdefault("guidelines", defaults.GUIDELINES)
             self.initial.setdefault("completion_code", defaults.new_code())
             self.initial.setdefault("screenout_code", defaults.new_code())
@@ -165,9 +175,12 @@ class StudyForm(forms.ModelForm):
 
     def settings(self) -> dict:
         """The study's fields. A study of another kind whose guidelines are still the
-        plausibility default gets its own kind's (``defaults.for_kind``)."""
+        plausibility default gets its own kind's (``defaults.for_kind``), and so does an
+        empty number of attention checks."""
         found = {name: self.cleaned_data[name] for name in self.Meta.fields}
         kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
+        if found.get("attention_checks_per_batch") is None:
+            found["attention_checks_per_batch"] = defaults.for_kind(kind).attention_checks_per_batch
         shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
         if kind != TaskKind.PLAUSIBILITY and shown == defaults.GUIDELINES.strip():
             found["guidelines"] = defaults.for_kind(kind).guidelines

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from ambisite.access import researcher_required
 
-from . import defaults, selectors
+from . import defaults, selectors, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Study
 
@@ -27,8 +27,7 @@ def _ctx(study: Study, **extra) -> dict:
 @researcher_required
 def welcome(request: HttpRequest, pk: int) -> HttpResponse:
     study = _study(pk)
-    n_items = study.samples_per_participant + study.attention_checks_per_batch
-    ctx = _ctx(study, n_items=n_items, estimate=selectors.duration_estimate(study))
+    ctx = _ctx(study, **study_texts.welcome_context(study))
     return render(request, "studies/welcome.html", ctx)
 
 

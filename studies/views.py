@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite import ratelimit
 
-from . import defaults, selectors, services
+from . import defaults, selectors, services, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
 
@@ -181,8 +181,7 @@ def arrive(request: HttpRequest, slug: str) -> HttpResponse:
         token = secrets.token_urlsafe(32)
     ctx = {
         "study": study,
-        "n_items": _n_items(study),
-        "estimate": selectors.duration_estimate(study),
+        **study_texts.welcome_context(study),
         "arrival": {"pid": pid, "study_id": study_id, "session_id": session_id, "token": token},
     }
     response = render(request, "studies/welcome.html", ctx)
@@ -286,12 +285,7 @@ def welcome(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED)
     if other:
         return other
-    ctx = {
-        "study": study,
-        "participant": participant,
-        "n_items": _n_items(study),
-        "estimate": selectors.duration_estimate(study),
-    }
+    ctx = {"study": study, "participant": participant, **study_texts.welcome_context(study)}
     return render(request, "studies/welcome.html", ctx)
 
 
@@ -313,10 +307,6 @@ def _not_open(request, study: Study) -> HttpResponse:
         "The researchers have closed this study, so there is no work for you. Please return "
         "the study on Prolific: you have not started any work and lose nothing.",
     )
-
-
-def _n_items(study: Study) -> int:
-    return study.samples_per_participant + study.attention_checks_per_batch
 
 
 @require_http_methods(["GET", "POST"])

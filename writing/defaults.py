@@ -96,7 +96,7 @@ If you pass qualification, the writing page will automatically unlock for you.
 
 If you cannot think of a sentence for the given word, you can press the button on the top of \
 the page to get a new word. You can use the button as many times as you want. You have to \
-write five sentences to clear the task.
+write {items} to clear the task.
 
 Good luck and have fun!
 """
@@ -173,7 +173,7 @@ If you fail at the qualification test: You will not be able to start writing. **
 Remember to copy the Screen-Out Completion Code that will be displayed to Prolific.**
 
 If you succeed at the qualification test: Once you pass the qualification test, you will \
-automatically unlock access to the writing page. Each writer is assigned around 20 stories.
+automatically unlock access to the writing page. Each writer is assigned up to {items}.
 
 Your progress for both qualification and writing is **saved automatically** anytime you press \
 the *NEXT* button.

@@ -11,6 +11,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from annotations.sensechoice import TARGET
+from studies import study_texts
 
 register = template.Library()
 
@@ -29,7 +30,14 @@ def guidelines(text: str) -> SafeString:
     return _guidelines(str(text or ""))
 
 
-@lru_cache(maxsize=64)
+@register.simple_tag
+def study_guidelines(study) -> SafeString:
+    """A study's guidelines as HTML, their placeholders filled from its settings
+    (``study_texts.filled``: "Each annotator is assigned {items}" says the batch size)."""
+    return _guidelines(study_texts.filled(str(study.guidelines or ""), study))
+
+
+@lru_cache(maxsize=256)
 def _guidelines(text: str) -> SafeString:
     out: list[str] = []
     in_list = False
@@ -68,28 +76,32 @@ def minutes_left(seconds) -> str:
 
 
 @register.simple_tag
-def scale_options(scale: dict, current) -> SafeString:
-    """The radio buttons of the rating scale, ``current`` checked. The markup is the same on
-    every rating page but for the checked button, so each variant is rendered once per
-    process (a template loop over the five options cost a third of the page's rendering)."""
-    return _scale_options(tuple(scale.items()), "None" if current is None else str(current))
+def scale_options(scale_rows, current) -> SafeString:
+    """The radio buttons of the rating scale (``scale_rows``: score, full text, short words
+    shown under the number), ``current`` checked. The markup is the same on every rating
+    page but for the checked button, so each variant is rendered once per process (a
+    template loop over the five options cost a third of the page's rendering)."""
+    rows = scale_rows if isinstance(scale_rows, tuple) else tuple(map(tuple, scale_rows))
+    return _scale_options(rows, "None" if current is None else str(current))
 
 
-@lru_cache(maxsize=32)
-def _scale_options(items: tuple[tuple[int, str], ...], current: str) -> SafeString:
+@lru_cache(maxsize=64)
+def _scale_options(rows: tuple[tuple, ...], current: str) -> SafeString:
     return mark_safe(  # noqa: S308 - format_html escapes every value
         "".join(
             format_html(
                 '\n      <label class="option" title="{text}">\n'
                 '        <input type="radio" name="score" value="{n}" id="score-{n}"'
                 ' aria-label="{n} &ndash; {text}"{checked}>\n'
-                '        <span class="num">{n}</span>\n'
+                '        <span class="num" aria-hidden="true">{n}</span>'
+                '<span class="word" aria-hidden="true">{word}</span>\n'
                 "      </label>\n      ",
                 n=n,
                 text=text,
+                word=word,
                 checked=mark_safe(" checked") if current == str(n) else "",
             )
-            for n, text in items
+            for n, text, word in rows
         )
     )
 

@@ -27,7 +27,9 @@ def arrive(page, live_server, prolific_pid: str) -> None:
 
 def take_qualification(page, study, *, correct: bool) -> None:
     page.click("#start-qualification")
-    for n, q in enumerate(study.check_questions.order_by("order", "id"), start=1):
+    for n, q in enumerate(
+        study.check_questions.filter(in_qualification=True).order_by("order", "id"), start=1
+    ):
         score = q.expected if correct else 3
         page.click(f'fieldset[data-question="{n}"] label:has(input[value="{score}"])')
     page.click("#submit-qualification")

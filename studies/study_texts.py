@@ -1,0 +1,118 @@
+"""Participant texts generated from a study's settings, so that no page contradicts another:
+the item noun of the study's task kind or writing activity ("sample", "pair", "sentence",
+"ending"), counts, and the time limits that apply (the welcome page lists them; the
+guidelines name them through placeholders).
+
+A study's guidelines may hold these placeholders, replaced when a page shows them (the
+defaults use the first; a researcher may use any):
+
+    {items}                 the batch: "30 samples", "6 pairs", "2 sentences"
+    {checks}                the attention checks: "1 attention check", "no attention check"
+    {time_limit}            the study's time limit: "60 minutes"
+    {qualification_time}    the hold until the qualification test is passed: "10 minutes"
+
+Unknown ``{...}`` text is left as it is (a guideline may use braces of its own).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import defaults, selectors
+from .models import Study
+
+PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
+
+
+def item_nouns(study: Study) -> tuple[str, str]:
+    """The (singular, plural) noun of one item of ``study``: its writing activity's, else
+    its task kind's."""
+    return defaults.item_nouns(study.activity if study.is_writing else study.task_kind)
+
+
+def counted(n: int, nouns: tuple[str, str]) -> str:
+    """ "1 sample", "30 samples", "0 samples"."""
+    return f"{n} {nouns[0] if n == 1 else nouns[1]}"
+
+
+def minutes(n: int) -> str:
+    return counted(n, ("minute", "minutes"))
+
+
+def batch_text(study: Study) -> str:
+    """How many items one participant gets, with the kind's noun ("30 samples")."""
+    return counted(study.samples_per_participant, item_nouns(study))
+
+
+def checks_text(study: Study) -> str:
+    n = 0 if study.is_writing else study.attention_checks_per_batch
+    return counted(n, ("attention check", "attention checks")) if n else "no attention check"
+
+
+def placeholder_values(study: Study) -> dict[str, str]:
+    return {
+        "{items}": batch_text(study),
+        "{checks}": checks_text(study),
+        "{time_limit}": minutes(study.hold_minutes(True)),
+        "{qualification_time}": minutes(study.hold_minutes(False)),
+    }
+
+
+def filled(text: str, study: Study) -> str:
+    """``text`` (a study's guidelines) with the placeholders replaced by the study's
+    settings."""
+    if "{" not in text:
+        return text
+    for mark, value in placeholder_values(study).items():
+        text = text.replace(mark, value)
+    return text
+
+
+class Limit(NamedTuple):
+    """One time limit a participant is told about: ``key`` "hold" (until the qualification
+    test is passed) or "study" (from consent to the end, the qualification included)."""
+
+    key: str
+    minutes: int
+    text: str
+
+
+def limits(study: Study, *, has_test: bool) -> list[Limit]:
+    """Every time limit that applies to a participant of ``study``, from its settings
+    (``Study.hold_minutes``, the rule the holds and time-outs use), in the order they
+    meet them. The hold is left out where it is not shorter than the study's limit."""
+    total, hold = study.hold_minutes(True), study.hold_minutes(False)
+    out = []
+    if hold < total:
+        what = "answer the qualification test" if has_test else "press Start on the next page"
+        out.append(
+            Limit(
+                "hold",
+                hold,
+                f"{minutes(hold)} from when you agree below to {what}: your place in the study "
+                "is held for you that long.",
+            )
+        )
+    doing = "write" if study.is_writing else "answer"
+    out.append(
+        Limit(
+            "study",
+            total,
+            f"{minutes(total)} in all from when you agree below to {doing} your "
+            f"{item_nouns(study)[1]}, the qualification test included. When the time is up, "
+            "what you have sent is kept and you get a code for it.",
+        )
+    )
+    return out
+
+
+def welcome_context(study: Study) -> dict:
+    """What the welcome page shows beside the study itself (the participant's, the
+    preview's): the number of items, the estimated duration and the time limits."""
+    has_test = bool(selectors.qualification_questions(study.pk))
+    return {
+        "n_items": study.samples_per_participant + study.attention_checks_per_batch,
+        "estimate": selectors.duration_estimate(study),
+        "limits": limits(study, has_test=has_test),
+        "has_test": has_test,
+    }
