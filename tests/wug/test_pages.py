@@ -85,8 +85,15 @@ def test_the_graph_view_draws_on_a_phone(live_server, browser, researcher):
     page.fill("input[name=username]", "rita")
     page.fill("input[name=password]", "rita-password")
     page.click("button[type=submit]")
-    page.wait_for_function("() => document.getElementById('wug-graph').dataset.ready === '50'")
-    page.wait_for_function("() => !!Chart.getChart(document.getElementById('wug-frequencies'))")
+    page.wait_for_url("**/wug/Aufkommen/")
+    page.wait_for_function(
+        "() => { const el = document.getElementById('wug-graph');"
+        " return !!el && el.dataset.ready === '50'; }"
+    )
+    page.wait_for_function(
+        "() => typeof Chart !== 'undefined'"
+        " && !!Chart.getChart(document.getElementById('wug-frequencies'))"
+    )
     # a tap on a node shows its use with the target marked
     page.evaluate(
         "() => { const cy = document.getElementById('wug-graph')._cyreg.cy;"
