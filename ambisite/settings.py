@@ -115,6 +115,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "ambisite.middleware.HealthCheckMiddleware",
     "ambisite.middleware.RefuseNulMiddleware",
+    "ambisite.request_body.RequestBodyMiddleware",  # before CSRF, which reads request.POST
     "ambisite.middleware.DatabaseUnavailableMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -274,6 +275,10 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default, stated: forms and JSON bodies
+DATA_UPLOAD_MAX_NUMBER_FILES = 5  # every upload form takes one file
+# Any request body: a larger Content-Length is answered 413 before the body is read
+# (ambisite.request_body); views marked accepts_upload get UPLOAD_MAX_BYTES and their form.
+REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 64 * 1024)
 
 # Crowd path (docs/performance.md, docs/studies.md): the cache holds the rate-limit counters,
 # so production points CACHE_URL at Redis (redis://host:6379/2) to share them between web

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from django.conf import settings
 from django.db import transaction
 
+from ambisite.request_body import announced_length, upload_body_limit
 from annotations.models import Split
 from annotations.safe_input import TooLarge
 
@@ -23,17 +24,11 @@ from .scoring import run_score
 IMPORT_BACKEND = "import"
 
 
-MULTIPART_OVERHEAD = 64 * 1024  # form fields and part headers around the file
-
-
 def request_too_large(request) -> bool:
-    """Whether a request announces a body beyond ``UPLOAD_MAX_BYTES`` (checked before the
-    body is read, so a huge upload is refused without being received)."""
-    try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return False
-    return length > settings.UPLOAD_MAX_BYTES + MULTIPART_OVERHEAD
+    """Whether a request announces a body beyond ``UPLOAD_MAX_BYTES`` and its form (checked
+    before the body is read, so a huge upload is refused without being received; the
+    request-body middleware refuses it earlier still, this covers a view called without it)."""
+    return announced_length(request) > upload_body_limit()
 
 
 def upload_refused(request) -> bool:

@@ -9,6 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from ambisite.access import researcher_required
+from ambisite.request_body import accepts_upload
 from annotations.models import Split
 
 from .evaluation import ScoringError
@@ -32,6 +33,7 @@ class UploadForm(forms.Form):
     )
 
 
+@accepts_upload
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def predictions_upload(request):

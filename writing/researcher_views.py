@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite.access import researcher_required
+from ambisite.request_body import accepts_upload
 from studies.models import Study
 
 from . import defaults, exporters, importers, review, rules, selectors, services
@@ -75,6 +76,7 @@ def _create_study(request, form, activity: str, setups) -> Study | None:
     return study
 
 
+@accepts_upload
 @researcher_required
 def pool(request: HttpRequest) -> HttpResponse:
     add = PairForm(request.POST if request.POST.get("action") == "add" else None)

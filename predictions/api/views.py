@@ -10,6 +10,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from ambisite.api import ReadOnlyViewSet
+from ambisite.request_body import accepts_upload
 from annotations.api.parsers import SafeJSONParser
 from predictions.backends import ParamError
 from predictions.errors import RunStateError
@@ -79,6 +80,7 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
         responses={201: serializers.ModelRunSerializer},
     )
     @action(detail=False, methods=["post"], parser_classes=[MultiPartParser, FormParser])
+    @accepts_upload
     def upload(self, request):
         """Store a predictions jsonl as a new, scored run; a bad file stores nothing (400), a
         file over ``UPLOAD_MAX_BYTES`` is refused unread (413)."""
