@@ -14,8 +14,8 @@ URL nor a key nor the name of an environment variable. Run parameters:
 ``max_concurrency`` requests in flight at once (default 4)
 ``max_retries``, ``backoff_base``, ``backoff_max``, ``retry_after_max``, ``timeout``,
 ``max_tokens``, ``temperature`` (default 0; ``null`` leaves it to the server), ``extra_body``
-(a dict merged into each request, e.g. vLLM's ``chat_template_kwargs``; never ``model`` or
-``messages``),
+(a dict merged into each request, e.g. vLLM's ``chat_template_kwargs``; only the fields that
+``extra_body.ALLOWED`` lists, never ``n``, ``model`` or ``messages``),
 ``on_failure``      ``"fallback"`` (default: score ``fallback_score``, raw text kept with an
                     ``[unparsed]`` mark) or ``"raise"``.
 
@@ -52,6 +52,7 @@ from predictions.prompts import (
 from predictions.prompts import render as render_prompt
 
 from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
+from .extra_body import ExtraBodyError, clean_extra_body
 
 RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 UNPARSED = "[unparsed] "
@@ -209,12 +210,10 @@ class OpenAIChatBackend(PredictorBackend):
         if temperature is not None:
             temperature = _bounded("temperature", temperature, 0, 2)
         self.temperature = temperature
-        if not isinstance(extra_body, dict | None):
-            raise ParamError("extra_body", "extra_body must be a JSON object")
-        self.extra_body = dict(extra_body or {})
-        for key in ("model", "messages"):
-            if key in self.extra_body:
-                raise ParamError("extra_body", f"extra_body may not set {key!r}")
+        try:
+            self.extra_body = clean_extra_body(extra_body)
+        except ExtraBodyError as exc:
+            raise ParamError("extra_body", str(exc)) from None
         if on_failure not in ("fallback", "raise"):
             raise ParamError("on_failure", 'on_failure is "fallback" or "raise"')
         self.on_failure = on_failure

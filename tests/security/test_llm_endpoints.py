@@ -96,6 +96,27 @@ def test_the_api_refuses_unknown_endpoints_and_models_not_allowed(
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    "extra_body, problem",
+    [
+        ({"n": 128}, "params.extra_body: extra_body may not set 'n'"),
+        ({"best_of": 64}, "params.extra_body: extra_body may not set 'best_of'"),
+        ({"max_completion_tokens": 10**9}, "params.extra_body: extra_body 'max_completion_tokens'"),
+    ],
+)
+def test_the_api_refuses_extra_body_outside_the_allowed_list_naming_the_key(
+    api, split, servers, extra_body, problem
+):
+    lab, evil = servers
+    params = {"endpoint": "lab", "model": "tiny", "extra_body": extra_body}
+    payload = {"backend": "openai_chat", "params": params, "split": split.pk}
+    response = api.post("/api/v1/runs/", payload, format="json")
+    assert response.status_code == 400
+    assert response.json()["params"][0].startswith(problem)
+    assert not ModelRun.objects.exists() and nothing_sent(lab, evil)
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("extra", EVIL, ids=lambda e: next(iter(e)))
 def test_the_run_form_refuses_them_too(researcher_client, split, servers, extra):
     lab, evil = servers
