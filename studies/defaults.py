@@ -220,6 +220,18 @@ ATTENTION_CHECKS = [
 for _q in ATTENTION_CHECKS:
     _q.update(in_qualification=False, as_attention_check=True)
 
+# The same stories with the paper's other meaning shown (A.3 lists both meanings of each).
+# They widen the pool a participant's questions are drawn from (studies.qualification), so
+# that the public defaults do not say which answer a participant's page expects.
+QUALIFICATION_OTHER_MEANINGS = [
+    {**QUALIFICATION[0], "meaning": "difficult to understand or solve", "expected": 5},
+    {**QUALIFICATION[1], "meaning": "infested with lice", "expected": 1},
+    {**QUALIFICATION[2], "meaning": "a device for creating a current of air", "expected": 5},
+    {**QUALIFICATION[3], "meaning": "strike violently", "expected": 1},
+]
+for _q in QUALIFICATION_OTHER_MEANINGS:
+    _q.update(example_sentence="", as_attention_check=False)
+
 # Figure 4's wording on the rating page.
 UI = {
     "read": "Read the following story",
@@ -366,7 +378,7 @@ def for_kind(kind: str) -> KindTexts:
         )
     if kind == "sense_choice":
         return KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0)
-    checks = QUALIFICATION + ATTENTION_CHECKS
+    checks = QUALIFICATION + QUALIFICATION_OTHER_MEANINGS + ATTENTION_CHECKS
     return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, checks, 1, scale_words=SCALE_WORDS)
 
 

@@ -59,6 +59,7 @@ class StudyForm(forms.ModelForm):
             "attention_checks_per_batch",
             "time_limit_minutes",
             "qualification_minutes",
+            "questions_per_participant",
             "max_unqualified",
             "pid_pattern",
             "prolific_study_id",
@@ -84,6 +85,7 @@ class StudyForm(forms.ModelForm):
             "attention_checks_per_batch": "Attention checks per participant",
             "time_limit_minutes": "Time limit (minutes)",
             "qualification_minutes": "Hold before qualifying (minutes)",
+            "questions_per_participant": "Qualification questions per participant",
             "max_unqualified": "Most unqualified holds at once",
             "pid_pattern": "Participant ID pattern",
             "prolific_study_id": "Prolific study ID",
@@ -129,6 +131,7 @@ class StudyForm(forms.ModelForm):
     OPTIONAL_WITH_DEFAULT = (
         "task_kind",
         "qualification_minutes",
+        "questions_per_participant",
         "max_unqualified",
         "pid_pattern",
         "prolific_completion_url",

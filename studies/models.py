@@ -95,6 +95,11 @@ class Study(models.Model):
         default=10,
         help_text="How long a batch is held between consent and the qualification test.",
     )
+    questions_per_participant = models.PositiveSmallIntegerField(
+        default=4,
+        help_text="Qualification questions each participant answers, drawn from the study's "
+        "qualification questions (at most one per story); 0 = one from every story.",
+    )
     max_unqualified = models.PositiveIntegerField(
         default=100,
         help_text="At most this many participants may hold a batch before qualifying.",
@@ -197,6 +202,12 @@ class Participant(models.Model):
     qualified_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     qualification_answers = models.JSONField(default=dict, blank=True)
+    qualification_draw = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The ids of the qualification questions drawn for this participant, in the "
+        "order shown (studies.qualification).",
+    )
     resume_hash = models.CharField(
         max_length=64, blank=True, help_text="SHA-256 of the browser's resume token."
     )

@@ -14,6 +14,7 @@ from ambisite.access import researcher_required
 from . import defaults, selectors, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Study
+from .qualification import grade, preview_questions
 
 
 def _study(pk: int) -> Study:
@@ -42,11 +43,10 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     """The qualification test; a POST grades the answers and says the outcome, storing
     nothing."""
     study = _study(pk)
-    questions = selectors.qualification_questions(study.pk)
+    questions = preview_questions(study, request.user.pk)
     form = QualificationForm(request.POST or None, questions=questions)
     if request.method == "POST" and form.is_valid():
-        answers = form.answers()
-        if all(q.accepts(answers[q.pk]) for q in questions):
+        if grade(questions, form.answers()):
             if study.is_writing:  # the writing app's preview of Figure 2 or 3
                 return redirect("writing:preview", study.pk)
             return redirect("studies:preview_rate", study.pk, 0)

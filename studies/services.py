@@ -36,7 +36,7 @@ from annotations.models import (
 from annotations.services import TextEditError, rater_exclude, rater_include
 from annotations.services import sample_texts_edit as _texts_edit
 
-from . import defaults
+from . import defaults, qualification
 from .assignment import (
     BatchUnavailable,
     batch_problem,
@@ -61,7 +61,6 @@ from .selectors import (
     item_query,
     participant_by_token,
     participant_row,
-    qualification_questions,
 )
 
 OPTIONAL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
@@ -410,8 +409,8 @@ def _qualify(participant: Participant, answers: dict[int, int]) -> bool:
         raise SessionOver("Your time for this study has run out.")
     if participant.status != Participant.Status.STARTED:
         return participant.status != Participant.Status.SCREENED_OUT
-    questions = qualification_questions(participant.study_id)
-    passed = all(answers.get(q.pk) is not None and q.accepts(answers[q.pk]) for q in questions)
+    questions = qualification.participant_questions(participant)
+    passed = qualification.grade(questions, answers)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
     if passed:
         participant.status = Participant.Status.QUALIFIED

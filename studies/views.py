@@ -30,6 +30,7 @@ from ambisite import ratelimit
 from . import defaults, selectors, services, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
+from .qualification import participant_questions
 
 RESUME_COOKIE = "resume_{}"
 SHOWN_COOKIE = "shown_{}"
@@ -314,7 +315,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED)
     if other:
         return other
-    questions = selectors.qualification_questions(study.pk)
+    questions = participant_questions(participant)
     form = QualificationForm(request.POST or None, questions=questions)
     if request.method == "POST":
         if _limited(request, study, "qualify"):

@@ -222,6 +222,17 @@ QUALIFICATION = [
 ]
 for _q in QUALIFICATION:
     _q.update(tolerance=0, in_qualification=True, as_attention_check=False)
+# The same stories with the two meanings in the other order: a participant is shown one of
+# the two (studies.qualification), so the public defaults do not give the answer's position.
+QUALIFICATION += [
+    {
+        **q,
+        "meaning": q["other_meaning"],
+        "other_meaning": q["meaning"],
+        "expected": 3 - q["expected"],
+    }
+    for q in QUALIFICATION
+]
 
 SENTENCES_PER_WRITER = 5  # A.1: five ambiguous sentences
 ENDINGS_PER_WRITER = 20  # A.1: 20 endings ("around 20 stories")

@@ -92,7 +92,7 @@ def test_a_researcher_creates_opens_and_pauses_a_study_in_the_site(researcher_cl
     study = Study.objects.get(slug="pilot")
     assert response["Location"] == reverse("studies:detail", args=[study.pk])
     assert study.samples.count() == 16
-    assert study.check_questions.filter(in_qualification=True).count() == 4
+    assert study.check_questions.filter(in_qualification=True).count() == 8
     assert study.check_questions.filter(as_attention_check=True).count() == 3
     researcher_client.post(reverse("studies:action", args=[study.pk, "open"]))
     study.refresh_from_db()

@@ -36,7 +36,8 @@ def test_it_prefills_the_papers_defaults():
     assert study.attention_checks_per_batch == 1
     assert "Introduction to the Plausibility Annotation Task" in study.guidelines
     words = list(study.check_questions.values_list("homonym", flat=True))
-    assert words == ["hard", "lousy", "fan", "beat", "bark", "match", "spring"]
+    # each qualification story with either meaning, then the attention checks
+    assert words == ["hard", "lousy", "fan", "beat"] * 2 + ["bark", "match", "spring"]
     checks = study.check_questions.filter(as_attention_check=True)
     assert list(checks.values_list("homonym", flat=True)) == ["bark", "match", "spring"]
 
