@@ -4,20 +4,26 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('studies', '0011_guideline_placeholders'),
+        ("studies", "0011_guideline_placeholders"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='participant',
-            name='qualification_draw',
-            field=models.JSONField(blank=True, default=list, help_text='The ids of the qualification questions drawn for this participant, in the order shown (studies.qualification).'),
+            model_name="participant",
+            name="qualification_draw",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="The ids of the qualification questions drawn for this participant, in the order shown (studies.qualification).",
+            ),
         ),
         migrations.AddField(
-            model_name='study',
-            name='questions_per_participant',
-            field=models.PositiveSmallIntegerField(default=4, help_text="Qualification questions each participant answers, drawn from the study's qualification questions (at most one per story); 0 = one from every story."),
+            model_name="study",
+            name="questions_per_participant",
+            field=models.PositiveSmallIntegerField(
+                default=4,
+                help_text="Qualification questions each participant answers, drawn from the study's qualification questions (at most one per story); 0 = one from every story.",
+            ),
         ),
     ]
