@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
 from ambisite.llm_endpoints import parse_endpoints
+from ambisite.published import KEY_HINT, is_placeholder_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # Under pytest (pytest-django runs with DEBUG=0): no .env, no collected static files.
@@ -87,11 +88,17 @@ if not SECRET_KEY:
             "development .env (see README, Configuration)"
         )
     SECRET_KEY = "insecure-development-key-set-SECRET_KEY-in-production"
+elif not DEBUG and is_placeholder_key(SECRET_KEY):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is the published placeholder of .env.example: set 50+ random characters "
+        f"({KEY_HINT})"
+    )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
+    "ambisite.apps.AmbisiteConfig",  # the site's own checks (ambisite.passwords)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -195,6 +202,7 @@ AUTH_PASSWORD_VALIDATORS = [
     },
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": "ambisite.passwords.KnownPasswordValidator"},  # the demo login's
 ]
 # --- Security (helper "secure"): brute-force limits -------------------------------------
 # django-axes guards every authenticate() call with a request (/accounts/login/, /admin/login/):
@@ -206,7 +214,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # Failures are kept in the database (axes tables), so all web processes agree.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "ambisite.passwords.ModelBackend",  # Django's, refusing the demo password with DEBUG off
 ]
 AXES_FAILURE_LIMIT = env_int("AUTH_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AUTH_COOLOFF_MINUTES", 15))

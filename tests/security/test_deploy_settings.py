@@ -4,20 +4,25 @@ TLS proxy the Prolific URL shown to researchers is https."""
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from dotenv import dotenv_values
 
+from ambisite.passwords import check_secret_key
 from studies import services
 from tests.studies.helpers import unrated_setups
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_check_deploy_passes_with_the_example_production_values(tmp_path):
+def check_deploy(tmp_path, **changes: str) -> subprocess.CompletedProcess:
+    """``manage.py check --deploy`` in a fresh process with `.env.example`'s values."""
     # The browser fixture sets DJANGO_ALLOW_ASYNC_UNSAFE in this process; production does not.
     dropped = ("DEBUG", "DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
@@ -26,7 +31,8 @@ def test_check_deploy_passes_with_the_example_production_values(tmp_path):
     env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'deploy.sqlite3'}"
     env["AMBISITE_ENV_FILE"] = ""
     env["AMBISITE_VAR_DIR"] = str(tmp_path)
-    done = subprocess.run(
+    env.update(changes)
+    return subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT,
         env=env,
@@ -34,8 +40,26 @@ def test_check_deploy_passes_with_the_example_production_values(tmp_path):
         text=True,
         timeout=120,
     )
+
+
+def test_check_deploy_passes_with_the_example_production_values_and_a_real_key(tmp_path):
+    done = check_deploy(tmp_path, SECRET_KEY=secrets.token_urlsafe(50))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "no issues" in done.stdout
+
+
+def test_the_example_placeholder_key_stops_the_start_with_debug_off(tmp_path):
+    done = check_deploy(tmp_path)  # .env.example as it is: its SECRET_KEY is the placeholder
+    assert done.returncode != 0
+    assert "SECRET_KEY is the published placeholder of .env.example" in done.stderr
+
+
+def test_check_deploy_reports_the_placeholder_key_where_debug_is_on(settings):
+    settings.SECRET_KEY = dotenv_values(ROOT / ".env.example")["SECRET_KEY"]
+    with pytest.raises(SystemCheckError, match="ambisite.E001"):
+        call_command("check", "--deploy", "--tag", "security")
+    settings.SECRET_KEY = secrets.token_urlsafe(50)
+    assert not check_secret_key()
 
 
 @pytest.mark.django_db

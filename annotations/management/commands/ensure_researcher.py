@@ -3,7 +3,8 @@
 With DEBUG on (``make demo``) the password defaults to the demo one and is printed, so the
 demo keeps its easy login. With DEBUG off the password comes from ``--password`` or the
 ``AMBISITE_PASSWORD`` environment variable, or a random one is generated and shown once; any
-given password must pass ``AUTH_PASSWORD_VALIDATORS``. The user is staff, not a superuser:
+given password must pass ``AUTH_PASSWORD_VALIDATORS`` (which refuse the demo password,
+``ambisite.passwords``). The user is staff, not a superuser:
 the researcher pages only check ``is_staff``. A stored password is never printed.
 """
 
@@ -15,7 +16,7 @@ from django.contrib.auth import get_user_model, password_validation
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-DEMO_PASSWORD = "ambisite-demo"
+from ambisite.published import DEMO_PASSWORD
 
 
 class Command(BaseCommand):
