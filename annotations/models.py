@@ -223,6 +223,23 @@ class SampleQuerySet(models.QuerySet):
     def in_dataset_order(self) -> SampleQuerySet:
         return self.order_by("split_id", "position")
 
+    def search(self, text: str) -> SampleQuerySet:
+        """Samples whose id (``12`` or ``dev/12``), homonym or any text (precontext,
+        sentence, ending, sense) contains ``text``; every sample for an empty one."""
+        text = text.strip()
+        if not text:
+            return self
+        found = (
+            Q(story__setup__homonym__form__icontains=text)
+            | Q(story__setup__precontext__icontains=text)
+            | Q(story__setup__sentence__icontains=text)
+            | Q(story__ending__icontains=text)
+            | Q(sense__gloss__icontains=text)
+        )
+        split, _, key = text.rpartition("/")
+        found |= Q(dataset_id=key, split__name=split) if split else Q(dataset_id=text)
+        return self.filter(found)
+
     def of_kind(self, kind: str) -> SampleQuerySet:
         return self.filter(split__dataset__task_kind=kind)
 
@@ -384,6 +401,7 @@ class RaterExclusion(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    revoke_reason = models.TextField(blank=True, help_text="Why the rater was included again.")
 
     class Meta:
         ordering = ["-created_at"]

@@ -25,10 +25,11 @@ def rater_exclude(*, rater: Rater, source: str, reason: str, by=None) -> RaterEx
 
 
 @transaction.atomic
-def rater_include(*, rater: Rater, by=None) -> int:
-    """Bring a rater's ratings back; the exclusion stays on record as revoked."""
+def rater_include(*, rater: Rater, by=None, reason: str = "") -> int:
+    """Bring a rater's ratings back; the exclusion stays on record as revoked (why, when
+    ``reason`` is given)."""
     return RaterExclusion.objects.filter(rater=rater, revoked_at__isnull=True).update(
-        revoked_at=timezone.now(), revoked_by=by
+        revoked_at=timezone.now(), revoked_by=by, revoke_reason=reason
     )
 
 

@@ -48,7 +48,28 @@ def interval_width(scores: Sequence[float], sd_floor: float = 0.0) -> float:
         return math.inf
     mean = sum(scores) / n
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / (n - 1))
+    return width_for(n, sd, sd_floor)
+
+
+def width_for(n: int, sd: float, sd_floor: float = 0.0) -> float:
+    """Width of the 95% t interval of a mean of ``n`` ratings whose SD is ``sd`` (taken as
+    at least ``sd_floor``); inf with fewer than two ratings."""
+    if n < 2:
+        return math.inf
     return 2 * t975(n - 1) * max(sd, sd_floor) / math.sqrt(n)
+
+
+def ratings_needed(
+    sd: float, *, minimum: int, maximum: int, target_width: float, sd_floor: float = 0.0
+) -> int:
+    """How many ratings :func:`grow` gives a sample whose ratings keep the SD ``sd``: it
+    grows while fewer than ``maximum`` and wider than ``target_width``, so the answer is
+    the first count from ``minimum`` on whose interval is narrow enough, else the maximum
+    (never below the minimum: every sample starts there)."""
+    for n in range(minimum, max(minimum, maximum)):
+        if width_for(n, sd, sd_floor) <= target_width:
+            return n
+    return max(minimum, maximum)
 
 
 @dataclass(frozen=True)
@@ -98,3 +119,108 @@ def grow(
     if len(groups) < batch_groups:
         return []
     return [s.key for s in picks]
+
+
+def sd_reaching_target(n: int, target_width: float) -> float:
+    """The largest SD whose interval over ``n`` ratings is at most ``target_width`` wide."""
+    return 0.0 if n < 2 else target_width * math.sqrt(n) / (2 * t975(n - 1))
+
+
+@dataclass(frozen=True)
+class Outlook:
+    """What adaptive settings imply, in the numbers :func:`grow` works with: how many
+    ratings a sample gets for a given agreement (:func:`ratings_needed`), the rating budget,
+    and, from known SDs of the samples, how many ratings to expect."""
+
+    minimum: int
+    maximum: int
+    target_width: float
+    n_samples: int
+    budget: int
+    agreed: int  # ratings a sample gets when all its raters agree (SD 0)
+    sd_limit: float  # samples with a larger SD stop at the maximum, still too wide
+    expected_per_sample: float | None  # mean over the known SDs, None when none is known
+    expected_total: int | None  # that many for every sample, within the budget
+
+    def sentences(self) -> list[str]:
+        """The outlook in plain words, for the study form and page."""
+        if self.sd_limit < SD_FLOOR:
+            first = (
+                f"Every sample starts with {self.minimum} ratings and gets {self.maximum}: the "
+                f"SD counts as at least {SD_FLOOR:g}, so no interval of {self.maximum} ratings "
+                f"is as narrow as the target {self.target_width:g}, even when all raters agree."
+            )
+        elif self.agreed == self.minimum:
+            first = (
+                f"Every sample starts with {self.minimum} ratings; a sample whose raters all "
+                "agree gets no more."
+            )
+        else:
+            first = (
+                f"Every sample starts with {self.minimum} ratings. Even a sample whose raters "
+                f"all agree gets {self.agreed}: the SD counts as at least {SD_FLOOR:g}, and its "
+                f"95% interval stays wider than the target {self.target_width:g} until it has "
+                f"{self.agreed} ratings."
+            )
+        words = [first]
+        if SD_FLOOR <= self.sd_limit:
+            words.append(
+                f"Only samples whose ratings have an SD of at most {self.sd_limit:.2f} reach "
+                f"the target; the others stop at {self.maximum} ratings, their interval "
+                "still wider."
+            )
+        if self.n_samples:
+            words.append(
+                f"Budget: at most {self.budget} ratings in all for {self.n_samples} samples "
+                f"(at least {self.n_samples * self.agreed} if every sample's raters agree, "
+                f"{self.n_samples * self.maximum} if none reaches the target)."
+            )
+        else:
+            words.append(
+                f"Budget: at most {self.maximum} ratings per sample in all, or the rating "
+                "budget when it is smaller (choose the samples to see the total)."
+            )
+        if self.expected_per_sample is not None and self.expected_total is not None:
+            words.append(
+                f"Expected from the ratings these samples already have: about "
+                f"{self.expected_per_sample:.1f} ratings per sample, {self.expected_total} "
+                "in all."
+            )
+        if self.n_samples and self.budget < self.n_samples * self.agreed:
+            words.append(
+                "The budget runs out before every sample gets the ratings it needs even when "
+                "its raters agree; the widest intervals get them first."
+            )
+        return words
+
+
+def outlook(
+    *,
+    minimum: int,
+    maximum: int,
+    target_width: float,
+    n_samples: int,
+    budget: int,
+    sds: Sequence[float] = (),
+) -> Outlook:
+    """The :class:`Outlook` of adaptive settings; ``sds``: the samples' known rating SDs."""
+
+    def needed(sd: float) -> int:
+        return ratings_needed(
+            sd, minimum=minimum, maximum=maximum, target_width=target_width, sd_floor=SD_FLOOR
+        )
+
+    expected = [needed(sd) for sd in sds]
+    per_sample = sum(expected) / len(expected) if expected else None
+    total = None if per_sample is None else min(budget, round(per_sample * n_samples))
+    return Outlook(
+        minimum=minimum,
+        maximum=max(minimum, maximum),
+        target_width=target_width,
+        n_samples=n_samples,
+        budget=budget,
+        agreed=needed(0.0),
+        sd_limit=sd_reaching_target(max(minimum, maximum), target_width),
+        expected_per_sample=per_sample,
+        expected_total=total,
+    )

@@ -321,3 +321,41 @@ class QualificationForm(forms.Form):
 
     def rows(self):
         return [(q, self[f"q{q.pk}"]) for q in self.questions]
+
+
+class OutlookForm(forms.Form):
+    """The adaptive settings of the study form, for its outlook (``monitoring``): the same
+    names as the study's fields; the samples are a split's or a study's."""
+
+    ratings_per_sample = forms.IntegerField(min_value=1, max_value=1000)
+    max_ratings_per_sample = forms.IntegerField(min_value=1, max_value=1000, required=False)
+    target_width = forms.FloatField(min_value=0, max_value=1000, required=False)
+    rating_budget = forms.IntegerField(min_value=0, max_value=10**9, required=False)
+    split = forms.ModelChoiceField(queryset=Split.objects.all(), required=False)
+    study = forms.ModelChoiceField(queryset=Study.objects.all(), required=False)
+
+    def clean(self):
+        data = super().clean() or {}
+        for name in ("max_ratings_per_sample", "target_width"):  # empty: the model's default
+            if data.get(name) is None and name not in self.errors:
+                data[name] = Study._meta.get_field(name).get_default()  # type: ignore[union-attr]
+        return data
+
+    def samples(self) -> QuerySet[Sample] | None:
+        data = self.cleaned_data
+        if data.get("split"):
+            return Sample.objects.filter(split=data["split"])
+        if data.get("study"):
+            return Sample.objects.filter(studies=data["study"])
+        return None
+
+
+class ExclusionForm(forms.Form):
+    """The study page's include/exclude confirmation: what to do and why."""
+
+    confirm = forms.ChoiceField(choices=[("exclude", "Exclude"), ("include", "Include")])
+    reason = forms.CharField(
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Recorded with the decision, e.g. 'straight-lining: all 5s in 40 seconds'.",
+    )

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
@@ -15,10 +16,10 @@ from ambisite.query import id_param
 from annotations.exporters import iter_ambistory_json
 from annotations.models import Sample
 
-from . import selectors, services
+from . import monitoring, selectors, services
 from .adaptive import RULE
 from .forms import CheckQuestionFormSet, SampleTextsForm, StudyForm
-from .models import Participant, Study
+from .models import Study
 
 # Closing is not here: it asks for confirmation first (``study_close``).
 ACTIONS = {
@@ -42,7 +43,8 @@ def study_new(request: HttpRequest) -> HttpResponse:
         )
         messages.success(request, "Study created with the paper's qualification questions.")
         return redirect("studies:detail", study.pk)
-    return render(request, "studies/study_form.html", {"form": form, "formset": None})
+    ctx = {"form": form, "formset": None, "outlook": monitoring.form_outlook(form, None)}
+    return render(request, "studies/study_form.html", ctx)
 
 
 @researcher_required
@@ -60,27 +62,31 @@ def study_edit(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             return redirect("studies:detail", study.pk)
     ctx = {"form": form, "formset": formset, "study": study}
+    ctx["outlook"] = monitoring.form_outlook(form, study)
     return render(request, "studies/study_form.html", ctx)
 
 
 @researcher_required
 def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     study = get_object_or_404(Study, pk=pk)
-    samples = Paginator(selectors.study_samples_with_stats(study), 50)
-    short = selectors.samples_short(study)
+    search = request.GET.get("q", "").strip()[:200]
+    short_only = request.GET.get("short") == "1"
+    samples = Paginator(monitoring.sample_rows(study, text=search, short=short_only), 50)
     ctx = {
         "study": study,
         "prolific_url": _prolific_url(request, study),
-        "counts": selectors.participant_counts(study),
         "participants": selectors.participants_for(study)[:500],
         "n_study_ratings": selectors.study_ratings(study).count(),
         "failures": selectors.attention_failures(study),
-        "short": short[:200],
-        "n_short": len(short),
-        "slots": selectors.slot_counts(study),
+        "n_short": monitoring.short_count(study),
+        "places": monitoring.place_counts(study),
+        "chips": monitoring.participant_chips(study),
+        "search": search,
+        "short_only": short_only,
+        "query": urlencode({k: v for k, v in (("q", search), ("short", short_only)) if v}),
         "page": samples.get_page(request.GET.get("page")),
         "problem": _problem(study),
-        "budget": study.budget(samples.count) if study.adaptive else None,
+        "outlook": monitoring.study_outlook(study),
         "adaptive_rule": RULE,
     }
     return render(request, "studies/study_detail.html", ctx)
@@ -186,16 +192,6 @@ def sample_texts(request: HttpRequest, pk: int, sample_pk: int) -> HttpResponse:
         "ratings": selectors.sample_study_ratings(study, sample),
     }
     return render(request, "studies/sample_texts.html", ctx)
-
-
-@researcher_required
-@require_POST
-def participant_toggle(request: HttpRequest, pk: int, participant_pk: int) -> HttpResponse:
-    participant = get_object_or_404(Participant, pk=participant_pk, study_id=pk)
-    counts = services.participant_toggle_exclusion(participant=participant, by=request.user)
-    state = "included" if counts else "excluded"
-    messages.success(request, f"{participant.rater.pseudonym} is now {state}.")
-    return redirect(reverse("studies:detail", args=[pk]) + "#participants")
 
 
 @researcher_required

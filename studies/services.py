@@ -1,10 +1,11 @@
 """Writes for crowd studies: keyword-only, typed, atomic.
 
 Researcher side: ``study_create``, ``study_update``, ``study_open``/``pause``/``close``,
-``participant_toggle_exclusion``, ``participant_exclude``/``participant_include`` (any
-rater; a participant's slots follow). Participant side: ``arrival_check`` (the PID and
-STUDY_ID rules), ``participant_arrive`` (consent: create + reserve), ``participant_qualify``,
-``item_save``, ``participants_expire``. Views call exactly one write.
+``participant_exclude``/``participant_include`` (any rater; a participant's slots follow;
+the study page's confirmed change is ``studies.exclusions``). Participant side:
+``arrival_check`` (the PID and STUDY_ID rules), ``participant_arrive`` (consent: create +
+reserve), ``participant_qualify``, ``item_save``, ``participants_expire``. Views call exactly
+one write.
 """
 
 from __future__ import annotations
@@ -202,26 +203,12 @@ def participant_exclude(*, rater: Rater, source: str, reason: str, by=None) -> R
 
 
 @transaction.atomic
-def participant_include(*, rater: Rater, by=None) -> int:
+def participant_include(*, rater: Rater, by=None, reason: str = "") -> int:
     """Undo :func:`participant_exclude`: the ratings count again and the participant's
     rated slots are restored (unclaimed replacements withdrawn). Returns how many samples
     went above the wanted number of ratings because a replacement was already taken."""
-    rater_include(rater=rater, by=by)
+    rater_include(rater=rater, by=by, reason=reason)
     return sum(slots_restore(p) for p in Participant.objects.filter(rater=rater))
-
-
-@transaction.atomic
-def participant_toggle_exclusion(*, participant: Participant, by=None) -> bool:
-    """Include an excluded participant again, or exclude an included one. Returns whether
-    the participant's ratings count now. Slots follow, so samples keep N valid ratings."""
-    rater = participant.rater
-    if _is_excluded(participant):
-        participant_include(rater=rater, by=by)
-        return True
-    participant_exclude(
-        rater=rater, source=RaterExclusion.Source.MANUAL, reason="Study page", by=by
-    )
-    return False
 
 
 @transaction.atomic

@@ -1,12 +1,14 @@
 from django.urls import path
 
-from . import preview_views, researcher_views, views
+from . import monitor_views, preview_views, researcher_views, views
 
 app_name = "studies"
 urlpatterns = [
     path("", researcher_views.study_list, name="list"),
     path("new/", researcher_views.study_new, name="create"),
+    path("adaptive-outlook.json", monitor_views.adaptive_outlook, name="adaptive_outlook"),
     path("<int:pk>/", researcher_views.study_detail, name="detail"),
+    path("<int:pk>/live.json", monitor_views.study_live, name="live"),
     path("<int:pk>/edit/", researcher_views.study_edit, name="edit"),
     path("<int:pk>/export.json", researcher_views.study_export, name="export"),
     path("<int:pk>/close/", researcher_views.study_close, name="close"),
@@ -28,7 +30,7 @@ urlpatterns = [
     path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
     path(
         "<int:pk>/participants/<int:participant_pk>/toggle/",
-        researcher_views.participant_toggle,
+        monitor_views.participant_exclusion,
         name="toggle",
     ),
 ]

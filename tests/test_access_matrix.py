@@ -191,6 +191,8 @@ RULES: dict[str, dict[str, Callable]] = {
             "studies:export",
             "studies:action",
             "studies:toggle",
+            "studies:live",
+            "studies:adaptive_outlook",
             "studies:close",
             "studies:feedback",
             "studies:sample_texts",

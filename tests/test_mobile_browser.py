@@ -34,7 +34,8 @@ NOT_PAGES = {
     "runs:train",
     "studies:export",
     "studies:action",
-    "studies:toggle",
+    "studies:live",
+    "studies:adaptive_outlook",
     "writing:export",
 }
 # Pages worth seeing in more than one state (a filter that adds columns or notes).

@@ -79,10 +79,12 @@ def _create_study(request, form, activity: str, setups) -> Study | None:
 @accepts_upload
 @researcher_required
 def pool(request: HttpRequest) -> HttpResponse:
-    add = PairForm(request.POST if request.POST.get("action") == "add" else None)
+    # two forms on one page: their own id prefixes, so each label ticks its own box
+    add = PairForm(request.POST if request.POST.get("action") == "add" else None, auto_id="add_%s")
     upload = PoolImportForm(
         request.POST if request.POST.get("action") == "import" else None,
         request.FILES or None,
+        auto_id="import_%s",
     )
     if request.method == "POST" and add.is_bound and add.is_valid():
         d = add.cleaned_data

@@ -15,3 +15,40 @@
     });
   });
 })();
+
+// The adaptive settings in plain words: asked from the server (the rule the allocation
+// uses) whenever one of them changes.
+(function () {
+  "use strict";
+  var box = document.getElementById("adaptive-outlook");
+  var list = document.getElementById("outlook-lines");
+  if (!box || !list || !window.fetch) return;
+  var names = ["ratings_per_sample", "max_ratings_per_sample", "target_width", "rating_budget", "split"];
+  var timer = null;
+  function value(name) {
+    var field = document.getElementById("id_" + name);
+    return field ? field.value : "";
+  }
+  function refresh() {
+    var params = new URLSearchParams();
+    names.forEach(function (name) { params.set(name, value(name)); });
+    if (box.dataset.study) params.set("study", box.dataset.study);
+    fetch(box.dataset.url + "?" + params.toString(), { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) { return response.json(); })
+      .then(function (data) {
+        var lines = data.sentences || [data.error];
+        list.replaceChildren.apply(list, lines.map(function (line) {
+          var li = document.createElement("li");
+          li.textContent = line;
+          return li;
+        }));
+      })
+      .catch(function () {});
+  }
+  names.forEach(function (name) {
+    var field = document.getElementById("id_" + name);
+    if (!field) return;
+    field.addEventListener("input", function () { window.clearTimeout(timer); timer = window.setTimeout(refresh, 300); });
+    field.addEventListener("change", refresh);
+  });
+})();

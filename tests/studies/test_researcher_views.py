@@ -54,11 +54,12 @@ def test_a_failed_check_leaves_the_mean_and_the_toggle_brings_it_back(researcher
     assert bad.rater.pseudonym in page.split('id="failures"')[1]
     assert bad.prolific_pid not in page.split('id="failures"')[1]
     assert Slot.objects.filter(study=study, status="free").count() == 4  # replacements
-    researcher_client.post(reverse("studies:toggle", args=[study.pk, bad.pk]))
+    toggle = reverse("studies:toggle", args=[study.pk, bad.pk])
+    researcher_client.post(toggle, {"confirm": "include", "reason": "checked by hand"})
     page = researcher_client.get(url).content.decode()
     assert _stats(page, samples[0].pk) == ("2", "3.00", "2.83")
     assert Slot.objects.filter(study=study, status="free").count() == 0
-    researcher_client.post(reverse("studies:toggle", args=[study.pk, bad.pk]))
+    researcher_client.post(toggle, {"confirm": "exclude", "reason": "all 1s"})
     page = researcher_client.get(url).content.decode()
     assert _stats(page, samples[0].pk) == ("1", "5.00", "")
 
@@ -137,7 +138,8 @@ def test_the_export_is_ambistory_json_with_valid_ratings_only(researcher_client)
 def test_samples_short_of_ratings_are_listed(researcher_client):
     study = open_study(4, per_participant=4, ratings=2)
     page = researcher_client.get(reverse("studies:detail", args=[study.pk])).content.decode()
-    assert re.search(r'id="short">Samples short of ratings <small [^>]*id="n-short">24<', page)
+    link = r'samples short of ratings: <a href="\?short=1#samples"><strong id="n-short">24<'
+    assert re.search(link, page)
 
 
 def test_a_researcher_edits_settings_and_check_tolerances_in_the_site(researcher_client):
