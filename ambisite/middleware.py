@@ -16,7 +16,7 @@ from django.dispatch import receiver
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.template import Context, loader
 
-from .health import HEALTH_PATH, healthz
+from .health import CACHE_ERRORS, HEALTH_PATH, healthz
 
 logger = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 class HealthCheckMiddleware:
     """``GET /healthz`` is answered here, before any other middleware: a container probe or
     a load balancer calls it by IP over plain HTTP, which host validation (ALLOWED_HOSTS)
-    and the HTTPS redirect would otherwise refuse. The answer says nothing but "ok"."""
+    and the HTTPS redirect would otherwise refuse. The answer names no more than the failing component."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -60,17 +60,21 @@ class RefuseNulMiddleware:
 RETRY_AFTER_SECONDS = 30
 
 
-def database_unavailable(exc: BaseException | None) -> bool:
-    """Whether ``exc`` means the database could not be reached (or the connection broke)."""
-    return isinstance(exc, (OperationalError, InterfaceError))
+def unavailable_service(exc: BaseException | None) -> str | None:
+    """Which service ``exc`` says could not be reached ("database" or "cache"), or None."""
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return "database"
+    if isinstance(exc, CACHE_ERRORS):
+        return "cache"
+    return None
 
 
-def unavailable_response(request) -> HttpResponse:
-    """503 with Retry-After: the database is down for a moment; nothing was stored."""
+def unavailable_response(request, service: str = "database") -> HttpResponse:
+    """503 with Retry-After: a service is down for a moment; nothing was stored."""
     response: HttpResponse
     if request.path.startswith("/api/"):
         response = JsonResponse(
-            {"detail": "The database is briefly unavailable. Please try again shortly."},
+            {"detail": f"The {service} is briefly unavailable. Please try again shortly."},
             status=503,
         )
     else:
@@ -85,11 +89,12 @@ def unavailable_response(request) -> HttpResponse:
 
 
 class DatabaseUnavailableMiddleware:
-    """A view that fails because PostgreSQL is unreachable answers a 503 "try again" page.
+    """A view that fails because PostgreSQL or the Redis cache is unreachable answers a 503
+    "try again" page.
 
     Every write the view made ran in a transaction that failed with it, so nothing is
     half-written; the participant can simply repeat the request. Failures raised outside the
-    views (a session saved in a response middleware) reach ``ambisite.views.server_error``,
+    views (a session saved in a response middleware) reach ``ambisite.errors.server_error``,
     which gives the same answer.
     """
 
@@ -100,9 +105,10 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if database_unavailable(exception):
-            logger.warning("Database unavailable on %s: %s", request.path, exception)
-            return unavailable_response(request)
+        service = unavailable_service(exception)
+        if service is not None:
+            logger.warning("%s unavailable on %s: %s", service, request.path, exception)
+            return unavailable_response(request, service)
         return None
 
 

@@ -292,9 +292,19 @@ REQUEST_MAX_BYTES = env_int("REQUEST_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 6
 # so production points CACHE_URL at Redis (redis://host:6379/2) to share them between web
 # processes; the default is a per-process memory cache. Participant pages use no session.
 CACHE_URL = os.environ.get("CACHE_URL", "")
+CACHE_TIMEOUT_S = env_float("CACHE_TIMEOUT_S", 2.0)
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            # A Redis that is down or unreachable fails a request within seconds (a 503 page,
+            # ambisite.middleware) instead of holding a worker thread until gunicorn's timeout.
+            "OPTIONS": {
+                "socket_connect_timeout": CACHE_TIMEOUT_S,
+                "socket_timeout": CACHE_TIMEOUT_S,
+            },
+        }
     }
 elif CACHE_URL in ("", "locmem://"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
