@@ -24,7 +24,8 @@ logger = logging.getLogger(__name__)
 class HealthCheckMiddleware:
     """``GET /healthz`` is answered here, before any other middleware: a container probe or
     a load balancer calls it by IP over plain HTTP, which host validation (ALLOWED_HOSTS)
-    and the HTTPS redirect would otherwise refuse. The answer names no more than the failing component."""
+    and the HTTPS redirect would otherwise refuse. The answer names no more than the failing
+    component."""
 
     def __init__(self, get_response):
         self.get_response = get_response
