@@ -317,6 +317,12 @@ SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 # study; past either the participant gets a 429 page. 0 turns a limit off.
 STUDY_RATE_PER_IP = env_int("STUDY_RATE_PER_IP", 30)
 STUDY_RATE_PER_STUDY = env_int("STUDY_RATE_PER_STUDY", 1200)
+# Prolific's API (studies.prolific): with a token, the consent POST of a study with a Prolific
+# study id asks Prolific for the link's submission (SESSION_ID) and refuses an arrival that is
+# not this participant's active submission in that study. Empty (the default): no check.
+PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")
+PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com")
+PROLIFIC_API_TIMEOUT = env_float("PROLIFIC_API_TIMEOUT", 5.0)
 # How many reverse proxies in front of gunicorn append the peer they saw to X-Forwarded-For
 # (1 for the TLS proxy of docs/deployment.md). Per-IP limits (studies, tokens, logins) then
 # count the client's address instead of the proxy's; 0 uses REMOTE_ADDR.

@@ -98,7 +98,8 @@ class StudyForm(forms.ModelForm):
             "Filled in from the title; you can change it.",
             "time_limit_minutes": "Counted from consent; the paper allowed 60 minutes. At most "
             f"{TIME_LIMIT_MAX_MINUTES} minutes (a week).",
-            "prolific_study_id": "When set, arrivals whose STUDY_ID differs are refused.",
+            "prolific_study_id": "When set, arrivals whose STUDY_ID differs are refused; with "
+            "the site's Prolific API token, each arrival is also checked with Prolific.",
             "guidelines": '{items} (e.g. "30 samples"), {checks}, {time_limit} and '
             "{qualification_time} are replaced by this study's settings where participants "
             "read them.",

@@ -73,7 +73,7 @@ def participant_questions(participant: Participant) -> list[CheckQuestion]:
     return drawn
 
 
-def preview_questions(study: Study, user_pk: int) -> list[CheckQuestion]:
+def preview_questions(study: Study, user_pk: int | None) -> list[CheckQuestion]:
     """A draw for a researcher's preview: the same for one researcher on every reload (so the
     POST grades what the page showed), stored nowhere."""
     seed = seed_for(study.pk, f"preview:{user_pk}")

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite import ratelimit
 
-from . import defaults, selectors, services, study_texts
+from . import defaults, prolific, selectors, services, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
 from .qualification import participant_questions
@@ -220,13 +220,11 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
         return _problem(
             request, study, "Please start again", "Open the study link from Prolific again.", 400
         )
+    arrival = {name: request.POST.get(name, "") for name in ("pid", "study_id", "session_id")}
     try:
+        prolific.submission_check(study=study, **arrival)  # off unless a token is configured
         participant = services.participant_arrive(
-            study=study,
-            pid=request.POST.get("pid", ""),
-            study_id=request.POST.get("study_id", ""),
-            session_id=request.POST.get("session_id", ""),
-            resume_hash=services.resume_hash(token),
+            study=study, resume_hash=services.resume_hash(token), **arrival
         )
     except services.InvalidArrival as exc:
         return _invalid(request, study, exc)
@@ -315,8 +313,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED)
     if other:
         return other
-    questions = participant_questions(participant)
-    form = QualificationForm(request.POST or None, questions=questions)
+    form = QualificationForm(request.POST or None, questions=participant_questions(participant))
     if request.method == "POST":
         if _limited(request, study, "qualify"):
             return _too_many(request, study)

@@ -9,6 +9,8 @@ The guideline texts are shown as the site's guideline markdown (``**bold**``, ``
 
 from __future__ import annotations
 
+from typing import cast
+
 SENTENCE_GUIDELINES = """\
 # Introduction to the Ambiguous Sentence Task
 
@@ -229,7 +231,7 @@ QUALIFICATION += [
         **q,
         "meaning": q["other_meaning"],
         "other_meaning": q["meaning"],
-        "expected": 3 - q["expected"],
+        "expected": 3 - cast(int, q["expected"]),
     }
     for q in QUALIFICATION
 ]
