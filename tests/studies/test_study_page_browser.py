@@ -60,3 +60,54 @@ def test_the_page_updates_itself_and_an_exclusion_needs_a_reason(browser, live_s
     screenshot(staff, "study-exclusion-notice-390")
     assert RaterExclusion.objects.get().reason == "all 3s, 4 items in under a minute"
     assert errors == []
+
+
+def test_polling_runs_every_ten_seconds_and_pauses_while_the_tab_is_hidden(
+    browser, live_server, researcher
+):
+    study = open_study(4, per_participant=4, ratings=2, slug="demo")
+    staff = browser.new_context(viewport=PHONE).new_page()
+    polls: list[str] = []
+    staff.on("request", lambda r: polls.append(r.url) if "/live.json" in r.url else None)
+    staff.clock.install()  # the page's timers run on a clock the test moves
+    log_in(staff, live_server, f"/studies/{study.pk}/")
+    assert polls == []
+    with staff.expect_request(lambda r: "/live.json" in r.url):
+        staff.clock.run_for(10_500)
+    staff.wait_for_selector("#live-note:has-text('Updated at')")
+    assert len(polls) == 1 and "ids=" in polls[0]
+
+    staff.evaluate(
+        "Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});"
+        "document.dispatchEvent(new Event('visibilitychange'))"
+    )
+    staff.clock.run_for(120_000)  # two minutes hidden: no request
+    staff.wait_for_timeout(300)  # let any request that was wrongly sent show up
+    assert len(polls) == 1
+
+    with staff.expect_request(lambda r: "/live.json" in r.url):
+        staff.evaluate(
+            "Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});"
+            "document.dispatchEvent(new Event('visibilitychange'))"
+        )
+    assert len(polls) == 2  # shown again: one poll at once, without waiting for the clock
+
+
+def test_the_study_form_explains_adaptive_settings_as_they_are_typed(
+    browser, live_server, researcher
+):
+    staff = browser.new_context(viewport=PHONE).new_page()
+    log_in(staff, live_server, "/studies/new/")
+    lines = staff.locator("#outlook-lines")
+    assert "Even a sample whose raters all agree gets 7" in lines.text_content()
+    staff.fill("#id_target_width", "2")
+    staff.wait_for_selector(
+        "#outlook-lines:has-text('a sample whose raters all agree gets no more')"
+    )
+    staff.fill("#id_target_width", "0.5")
+    staff.wait_for_selector("#outlook-lines:has-text('no interval of 9 ratings is as narrow')")
+    staff.fill("#id_target_width", "")  # empty: the default again
+    staff.wait_for_selector(
+        "#outlook-lines:has-text('Even a sample whose raters all agree gets 7')"
+    )
+    assert staff.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
