@@ -2,8 +2,9 @@
 
 * AmbiStory JSON: the import format, with ``average``/``stdev`` recomputed from the ratings
   exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``). The texts are
-  the current versions and so are the ratings: ratings of an edited text's earlier version
-  are left out (the long-format rating export lists them with their versions).
+  the reference versions and so are the ratings: ratings of another version (an earlier
+  reference text, a study's own correction) are left out (the long-format rating export
+  lists them with their versions).
 * The official reference jsonl: ``{"id": "0", "label": [4, 5, 3, 1, 5]}`` per line.
 """
 
@@ -11,11 +12,11 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from django.db.models import QuerySet
 
-from .models import Rating, RatingQuerySet, Sample
+from .models import Rater, Rating, RatingQuerySet, Sample
 
 CHUNK = 2000
 
@@ -32,18 +33,26 @@ def _rows(samples: QuerySet[Sample]) -> Iterator[dict]:
         "story__setup__precontext",
         "story__setup__sentence",
         "story__ending",
+        "story_id",
+        "story__setup_id",
+        "sense_id",
     )
     yield from samples.order_by("split_id", "position").values(*fields).iterator(CHUNK)
 
 
 def _ratings_for(
-    sample_ids: list[int], include_excluded: bool, ratings: RatingQuerySet | None = None
+    sample_ids: list[int],
+    include_excluded: bool,
+    ratings: RatingQuerySet | None = None,
+    reference: bool = True,
 ) -> dict[int, list[tuple]]:
-    # the texts written are the current ones: so are the ratings (an edit outdates the rest)
+    # the texts written are the reference ones: so are the ratings (the rest are outdated),
+    # unless the caller writes other texts and narrowed ``ratings`` to them (``reference``)
     qs = (Rating.objects.all() if ratings is None else ratings).filter(sample_id__in=sample_ids)
-    qs = qs.current()
+    if reference:
+        qs = qs.current()
     if not include_excluded:
-        qs = qs.valid()
+        qs = qs.exclude(rater__in=Rater.objects.excluded())
     found: dict[int, list[tuple]] = {}
     for sid, score, flag in qs.order_by("sample_id", "position", "id").values_list(
         "sample_id", "score", "nonsensical"
@@ -64,10 +73,16 @@ def _chunks(rows: Iterable[dict], size: int = CHUNK) -> Iterator[list[dict]]:
 
 
 def _with_ratings(
-    samples: QuerySet[Sample], include_excluded: bool, only: RatingQuerySet | None = None
+    samples: QuerySet[Sample],
+    include_excluded: bool,
+    only: RatingQuerySet | None = None,
+    texts: Callable[[list[dict]], None] | None = None,
 ) -> Iterator[tuple]:
     for batch in _chunks(_rows(samples)):
-        ratings = _ratings_for([row["id"] for row in batch], include_excluded, only)
+        if texts is not None:
+            texts(batch)
+        ids = [row["id"] for row in batch]
+        ratings = _ratings_for(ids, include_excluded, only, reference=texts is None)
         for row in batch:
             yield row, ratings.get(row["id"], [])
 
@@ -95,12 +110,16 @@ def iter_ambistory_json(
     include_excluded: bool = False,
     indent: int | None = 4,
     ratings: RatingQuerySet | None = None,
+    texts: Callable[[list[dict]], None] | None = None,
 ) -> Iterator[str]:
     """The samples as one AmbiStory JSON object, streamed sample by sample; ``ratings``
-    narrows which ratings are written (e.g. one study's own)."""
+    narrows which ratings are written (e.g. one study's own). By default the texts are the
+    reference texts and the ratings those given on them; ``texts`` rewrites each chunk's
+    rows (``_rows``' keys) to other texts (a study's own versions), and ``ratings`` must
+    then hold the ratings of exactly those texts."""
     yield "{"
     first = True
-    for row, found in _with_ratings(samples, include_excluded, ratings):
+    for row, found in _with_ratings(samples, include_excluded, ratings, texts):
         body = json.dumps(ambistory_record(row, found), indent=indent)
         if indent:
             body = body.replace("\n", "\n" + " " * indent)

@@ -169,9 +169,10 @@ class Story(models.Model):
 
 
 class TextVersion(models.Model):
-    """An earlier text of a setup, story or sense, kept when the text is edited: ``text``
-    holds the fields as they were at ``version`` (the object itself holds the current
-    text and version). Ratings name the versions they were given on."""
+    """A text of a setup, story or sense other than its reference text (which the object
+    itself holds, with its ``version``): an earlier reference text, or a study's own
+    corrected version (``annotations.text_versions``). ``text`` holds the fields at
+    ``version``. Ratings name the versions they were given on."""
 
     class Kind(models.TextChoices):
         SETUP = "setup", "Setup (precontext and sentence)"
@@ -419,15 +420,17 @@ class RaterExclusion(models.Model):
 
 class RatingQuerySet(models.QuerySet):
     """The valid-ratings rule lives here: a rating counts unless its rater is excluded or
-    it was given on an earlier version of a text (``current``)."""
+    it was not given on the reference texts (``current``). A study's own figures use
+    ``studies.shown_texts.valid_in_study`` (the texts the study shows)."""
 
     def valid(self) -> RatingQuerySet:
         """The ratings that count: not by an excluded rater, given on the current texts."""
         return self.filter(valid_ratings())
 
     def current(self) -> RatingQuerySet:
-        """Ratings given on the texts the sample shows now (an edit makes the older ones
-        outdated: kept, shown as such, left out of the aggregates)."""
+        """Ratings given on the sample's reference texts (a reference edit makes the older
+        ones outdated, and a study's own version is not the reference: kept, shown as such,
+        left out of the aggregates)."""
         return self.filter(current_ratings())
 
     def outdated(self) -> RatingQuerySet:

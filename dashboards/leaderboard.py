@@ -14,6 +14,7 @@ import numpy as np
 
 from ambisite.arrays import flat_array
 from annotations.models import Rating, Sample, Split
+from annotations.reference import LabelChanges, split_label_changes
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
@@ -122,3 +123,11 @@ def compare(a: RunData, b: RunData, **kw) -> PairedComparison | None:
     return scoring.paired_comparison(
         a.labels.take(keep), a.preds[keep], b_preds, a.setups[keep], **kw
     )
+
+
+def changed_labels(data: list[RunData]) -> list[tuple[Split, LabelChanges]]:
+    """The runs' splits whose labels differ from their imported state (one query), for the
+    notice above the scores."""
+    splits = {d.run.split_id: d.run.split for d in data}
+    changes = split_label_changes(sorted(splits))
+    return [(splits[pk], found) for pk, found in changes.items() if found.differ]

@@ -110,6 +110,7 @@ def leaderboard_page(request):
     a, b = by_id.get(request.GET.get("a", "")), by_id.get(request.GET.get("b", ""))
     context = {
         "rows": leaderboard.leaderboard(data),
+        "label_changes": leaderboard.changed_labels(data),
         "form": form,
         "paired": leaderboard.compare(a, b) if a and b else None,
         "run_a": a.run if a and b else None,

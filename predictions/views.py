@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from ambisite.access import researcher_required
+from annotations.reference import split_label_changes
 
 from .claims import run_is_stopping
 from .errors import FitOnScoredSamples, RunStateError
@@ -84,7 +85,8 @@ def run_start(request: HttpRequest) -> HttpResponse:
 @require_GET
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(ModelRun.objects.with_split(), pk=pk)
-    context = {"run": run, "progress": progress_of(run)}
+    changes = split_label_changes([run.split_id])[run.split_id]
+    context = {"run": run, "progress": progress_of(run), "label_changes": changes}
     return render(request, "predictions/run_detail.html", context)
 
 

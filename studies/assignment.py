@@ -48,6 +48,7 @@ from annotations.models import Rating
 
 from . import adaptive
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+from .shown_texts import valid_in_study
 
 RESERVE_ATTEMPTS = 8
 LOCK_ROUNDS = 3
@@ -347,8 +348,8 @@ def _growth_states(study: Study) -> list[adaptive.SampleState]:
         pending[sample_id] = pending.get(sample_id, 0) + (status != Slot.Status.DONE)
         setup[sample_id] = setup_id
     scores: dict[int, list[int]] = {}
-    ratings = (  # valid: excluded raters and ratings of an edited text's old version left out
-        Rating.objects.valid()
+    ratings = (  # valid: no excluded rater, the texts the study shows now
+        Rating.objects.filter(valid_in_study(study))
         .filter(rater__participant__study=study, sample_id__in=list(wanted))
         .values_list("sample_id", "score")
     )
@@ -444,16 +445,13 @@ def _replacement(slot: Slot) -> None:
     raise IntegrityError("could not number a replacement slot")
 
 
-def slots_outdate(sample_ids: Sequence[int]) -> int:
-    """The texts of these samples were edited: in every study not closed, each rated slot
-    now holds a rating of an old text, so it becomes outdated and a fresh free slot (the
-    next number) re-queues the sample. Reserved slots stay: their participant will see
-    the new text. Returns how many slots were re-queued."""
-    held = list(
-        Slot.objects.select_for_update()
-        .filter(sample_id__in=list(sample_ids), status=Slot.Status.DONE)
-        .exclude(study__status=Study.Status.CLOSED)
-    )
+def slots_outdate(sample_ids: Sequence[int], study_ids: Sequence[int]) -> int:
+    """The texts these samples show in these studies changed: in each not closed, every rated
+    slot holds a rating of an old text, so it becomes outdated and a fresh free slot re-queues
+    the sample (reserved slots stay: their participant sees the new text). Returns the count."""
+    rated = Slot.objects.filter(status=Slot.Status.DONE, study_id__in=list(study_ids))
+    rated = rated.filter(sample_id__in=list(sample_ids)).exclude(study__status="closed")
+    held = list(rated.select_for_update())
     Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.OUTDATED)
     for slot in held:
         _replacement(slot)

@@ -281,8 +281,9 @@ def _rating_fields(low: int, high: int) -> dict[str, forms.Field]:
 
 
 class SampleTextsForm(forms.Form):
-    """The texts a sample shows. Saving a change makes a new version of the setup, story or
-    sense it belongs to (shared by other samples: they change too)."""
+    """The texts a sample shows in a study. Saving a change makes the study's own version of
+    the setup, story or sense it belongs to (shared by other samples of the study: they
+    change too); ``initial_for`` gives the reference texts."""
 
     precontext = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=5000)
     sentence = forms.CharField(max_length=1000)
@@ -302,6 +303,14 @@ class SampleTextsForm(forms.Form):
             "gloss": sense.gloss if sense else "",
             "example_sentence": sense.example_sentence if sense else "",
         }
+
+
+class ReferenceTextsForm(SampleTextsForm):
+    """The reference texts of a sample (what the benchmark exports and scores use), and
+    the number of samples whose labels change, as shown to the researcher: the edit
+    happens only when that number is sent back and still holds."""
+
+    confirm_labels = forms.IntegerField(required=False, min_value=0, widget=forms.HiddenInput)
 
 
 class QualificationForm(forms.Form):

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from annotations.models import SENSE_CANDIDATES_MAX, TaskKind
+from annotations.models import SENSE_CANDIDATES_MAX, TaskKind, TextVersion
 
 PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
 TIME_LIMIT_MAX_MINUTES = 7 * 24 * 60  # a week: a batch is never held longer
@@ -178,6 +178,30 @@ class StudySample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study} / {self.sample}"
+
+
+class StudyText(models.Model):
+    """The version of a setup, story or sense text that a study shows, when it is not the
+    reference text (the object's own fields and ``version``): a correction made for a
+    study is this study's own version (its text in ``annotations.TextVersion``), so the
+    imported ratings of the reference text keep counting for the benchmark."""
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="texts")
+    kind = models.CharField(max_length=10, choices=TextVersion.Kind.choices)
+    object_id = models.PositiveIntegerField()
+    version = models.PositiveIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["study_id", "kind", "object_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["study", "kind", "object_id"], name="one_text_version_per_study"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.study} shows {self.kind} {self.object_id} v{self.version}"
 
 
 class Participant(models.Model):

@@ -13,13 +13,13 @@ from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
 from ambisite.query import id_param
-from annotations.exporters import iter_ambistory_json
 from annotations.models import Sample
 
 from . import monitoring, selectors, services
 from .adaptive import RULE
-from .forms import CheckQuestionFormSet, SampleTextsForm, StudyForm
+from .forms import CheckQuestionFormSet, StudyForm
 from .models import Study
+from .shown_texts import iter_study_ambistory_json
 
 # Closing is not here: it asks for confirmation first (``study_close``).
 ACTIONS = {
@@ -163,51 +163,15 @@ def study_feedback(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @researcher_required
-def sample_texts(request: HttpRequest, pk: int, sample_pk: int) -> HttpResponse:
-    """Edit the texts of one of the study's samples: a saved change is a new version, the
-    ratings of the old text are kept (shown as outdated) and the sample is re-queued."""
-    study = get_object_or_404(Study, pk=pk)
-    sample = get_object_or_404(Sample.objects.filter(studies=study).with_related(), pk=sample_pk)
-    form = SampleTextsForm(request.POST or None, initial=SampleTextsForm.initial_for(sample))
-    if request.method == "POST" and form.is_valid():
-        try:
-            changed = services.sample_texts_edit(
-                sample=sample, texts=form.cleaned_data, by=request.user
-            )
-        except services.StudyError as exc:
-            messages.error(request, exc.reason)
-        else:
-            if changed:
-                messages.success(
-                    request,
-                    f"New text version saved; {len(changed)} sample"
-                    f"{'s' if len(changed) != 1 else ''} re-queued where a study is running.",
-                )
-            return redirect(reverse("studies:detail", args=[pk]) + f"#sample-{sample.pk}")
-    ctx = {
-        "study": study,
-        "sample": sample,
-        "form": form,
-        "history": selectors.sample_text_history(sample),
-        "ratings": selectors.sample_study_ratings(study, sample),
-    }
-    return render(request, "studies/sample_texts.html", ctx)
-
-
 @researcher_required
 def study_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
-    """The study's samples with the study's own valid ratings, in AmbiStory JSON (the import
-    format). ``?ratings=all`` adds every other rating of the samples (imports, other studies);
-    ``?include_excluded=1`` keeps excluded raters' ratings."""
+    """The study's samples with the texts it shows and the study's own valid ratings of
+    them, in AmbiStory JSON (the import format). ``?ratings=all`` adds every other rating of
+    those texts (imports, other studies); ``?include_excluded=1`` keeps excluded raters'."""
     study = get_object_or_404(Study, pk=pk)
     include = request.GET.get("include_excluded") == "1"
     every = request.GET.get("ratings") == "all"
-    samples = Sample.objects.filter(studies=study)
-    rows = iter_ambistory_json(
-        samples,
-        include_excluded=include,
-        ratings=None if every else selectors.study_ratings(study),
-    )
+    rows = iter_study_ambistory_json(study, include_excluded=include, every=every)
     response = StreamingHttpResponse(rows, content_type="application/json")
     suffix = "-all-ratings" if every else ""
     response["Content-Disposition"] = f'attachment; filename="{study.slug}{suffix}.json"'

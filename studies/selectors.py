@@ -28,11 +28,11 @@ from annotations.models import (
     Story,
     TaskKind,
     TextVersion,
-    current_ratings,
     valid_ratings,
 )
 from annotations.sensechoice import TARGET
 
+from . import shown_texts
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 
 
@@ -105,7 +105,7 @@ def _check_choices(item: Item) -> list[Choice]:
 
 
 def batch_items(participant: Participant) -> list[Item]:
-    """The participant's batch in order, with their own answers (3 queries)."""
+    """The participant's batch in order, with their own answers (4 or 5 queries)."""
     slots = (
         Slot.objects.filter(participant=participant)
         .exclude(position=None)
@@ -121,6 +121,7 @@ def batch_items(participant: Participant) -> list[Item]:
         _sample_item(slot.sample, slot.position, ratings.get(slot.sample_id))  # type: ignore[arg-type]  # an assigned slot has a position
         for slot in slots
     ]
+    shown_texts.overlay(participant.study_id, items, {s.sample_id: s.sample for s in slots})
     checks = AttentionAnswer.objects.filter(participant=participant).select_related("question")
     items += [_check_item(check) for check in checks]
     items = with_kind_details(items, participant.study.task_kind)
@@ -310,19 +311,18 @@ def item_query(participant: Participant, row: BatchRow) -> tuple[str, list]:
     the five-table join of a sample runs on every rating page; the rating save runs it in
     the same statement as its write (``services._save_rating``)."""
     if row.kind == "s":
+        shown = shown_texts.shown_sql()  # the texts as the study shows them
         sql = (
-            "SELECT h.form, st.precontext, st.sentence, sy.ending, se.gloss,"
-            " se.example_sentence, r.score, r.nonsensical, r.comment, '',"
-            " st.version, sy.version, COALESCE(se.version, 1)"
-            f" FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
+            f"SELECT h.form, {shown.texts}, r.score, r.nonsensical, r.comment, '',"
+            f" {shown.versions} FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
             f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
             f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
             f" JOIN {_t(Homonym)} h ON h.id = st.homonym_id"
-            f" LEFT JOIN {_t(Sense)} se ON se.id = sa.sense_id"
+            f" LEFT JOIN {_t(Sense)} se ON se.id = sa.sense_id{shown.joins}"
             f" LEFT JOIN {_t(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
             " WHERE sl.id = %s"
         )
-        return sql, [participant.rater_id, row.id]
+        return sql, [*shown.params(participant.study_id), participant.rater_id, row.id]
     sql = (
         "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
         " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
@@ -425,15 +425,13 @@ def study_ratings(study: Study) -> RatingQuerySet:
 def study_samples_with_stats(study: Study) -> SampleQuerySet:
     """The study's samples with ``n_ratings``/``mean``/``sd``/``n_nonsensical`` over the
     study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
-    and other studies too). Excluded raters count in neither, nor do ratings given on an
-    earlier text (``n_outdated`` counts the study's own of those)."""
-    valid = valid_ratings("ratings__")
-    own = valid & Q(ratings__rater__participant__study=study)
-    outdated = (
-        ~Q(ratings__rater__in=Rater.objects.excluded())
-        & Q(ratings__rater__participant__study=study)
-        & ~current_ratings("ratings__")
-    )
+    and other studies too). Excluded raters count in neither, nor do ratings given on a
+    text the study no longer shows (``n_outdated`` counts the study's own of those); ``n_all``
+    counts the ratings of the reference texts (the benchmark's labels)."""
+    valid, mine = valid_ratings("ratings__"), Q(ratings__rater__participant__study=study)
+    own = shown_texts.valid_in_study(study, "ratings__") & mine
+    not_excluded = ~Q(ratings__rater__in=Rater.objects.excluded())
+    outdated = not_excluded & mine & ~shown_texts.current_in_study(study, "ratings__")
     return (
         Sample.objects.filter(studies=study)
         .with_related()
@@ -461,8 +459,8 @@ def sample_text_history(sample: Sample) -> list[TextVersion]:
 
 
 def sample_study_ratings(study: Study, sample: Sample) -> RatingQuerySet:
-    """The study's ratings of one sample with ``is_current`` (given on today's texts)."""
-    current = Rating.objects.current().filter(pk=OuterRef("pk"))
+    """The study's ratings of one sample with ``is_current`` (on the texts it shows now)."""
+    current = Rating.objects.filter(shown_texts.current_in_study(study), pk=OuterRef("pk"))
     return (
         study_ratings(study)
         .filter(sample=sample)
@@ -519,14 +517,14 @@ def preview_items(study: Study) -> list[Item]:
     """What a participant's batch would look like, built from the study's samples (one per
     setup, in order) with its attention checks spread in: a read, nothing is reserved."""
     items: list[Item] = []
-    setups: set[int] = set()
+    shown: dict[int, Sample] = {}  # one sample per setup
     for sample in Sample.objects.filter(studies=study).with_related().order_by("position"):
-        if sample.story.setup_id in setups:
-            continue
-        setups.add(sample.story.setup_id)
-        items.append(_sample_item(sample, 0, None))
+        if sample.story.setup_id not in {s.story.setup_id for s in shown.values()}:
+            shown[sample.pk] = sample
+            items.append(_sample_item(sample, 0, None))
         if len(items) >= study.samples_per_participant:
             break
+    shown_texts.overlay(study.pk, items, shown)
     checks = study.check_questions.filter(as_attention_check=True)
     for n, q in enumerate(checks[: study.attention_checks_per_batch], start=1):
         at = n * len(items) // (study.attention_checks_per_batch + 1)

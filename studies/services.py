@@ -34,10 +34,9 @@ from annotations.models import (
     Story,
     TaskKind,
 )
-from annotations.services import TextEditError, rater_exclude, rater_include
-from annotations.services import sample_texts_edit as _texts_edit
+from annotations.services import rater_exclude, rater_include
 
-from . import defaults, qualification
+from . import defaults, qualification, shown_texts
 from .assignment import (
     BatchUnavailable,
     batch_problem,
@@ -46,7 +45,6 @@ from .assignment import (
     pending_holds_block,
     slots_create,
     slots_grow,
-    slots_outdate,
     slots_release,
     slots_restore,
     slots_void,
@@ -209,20 +207,6 @@ def participant_include(*, rater: Rater, by=None, reason: str = "") -> int:
     went above the wanted number of ratings because a replacement was already taken."""
     rater_include(rater=rater, by=by, reason=reason)
     return sum(slots_restore(p) for p in Participant.objects.filter(rater=rater))
-
-
-@transaction.atomic
-def sample_texts_edit(*, sample: Sample, texts: dict[str, str], by=None) -> list[Sample]:
-    """Edit the texts a sample shows (``annotations.services.sample_texts_edit``: new
-    versions, old texts and ratings kept) and re-queue every sample whose text changed in
-    the studies not closed (``slots_outdate``): its ratings of the old text no longer
-    count and it is short again until new ratings come in. Raises ``StudyError``."""
-    try:
-        changed = _texts_edit(sample=sample, texts=texts, by=by)
-    except TextEditError as exc:
-        raise StudyError(str(exc)) from None
-    slots_outdate([s.pk for s in changed])
-    return changed
 
 
 # --- participant side ----------------------------------------------------------------
@@ -575,23 +559,22 @@ def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
     once per rated item."""
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
     q = connection.ops.quote_name
-    where, shown = "sa.id = %s", []
+    where, shown, texts = "sa.id = %s", [], shown_texts.shown_sql()  # the study's versions
     if answer.text_version:
-        where += " AND st.version = %s AND sy.version = %s AND COALESCE(se.version, 1) = %s"
+        where += f" AND ({texts.versions}) = (%s, %s, %s)"
         shown = [int(v) for v in answer.text_version.split(".")]
     sql = (
         f"INSERT INTO {q(Rating._meta.db_table)}"
         " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
         " created_at, updated_at, setup_version, story_version, sense_version)"
-        " SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, st.version, sy.version,"
-        f" COALESCE(se.version, 1) FROM {q(Sample._meta.db_table)} sa"
-        f" JOIN {q(Story._meta.db_table)} sy ON sy.id = sa.story_id"
+        f" SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, {texts.versions} FROM"
+        f" {q(Sample._meta.db_table)} sa JOIN {q(Story._meta.db_table)} sy ON sy.id = sa.story_id"
         f" JOIN {q(Setup._meta.db_table)} st ON st.id = sy.setup_id"
-        f" LEFT JOIN {q(Sense._meta.db_table)} se ON se.id = sa.sense_id WHERE {where}"
+        f" LEFT JOIN {q(Sense._meta.db_table)} se ON se.id = sa.sense_id{texts.joins} WHERE {where}"
     )
-    kind = participant.study.task_kind
+    kind, study = participant.study.task_kind, texts.params(participant.study_id)
     params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment]
-    return sql, [*params, started, now, now, sample_id, *shown]
+    return sql, [*params, started, now, now, *study, sample_id, *shown]
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:

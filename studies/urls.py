@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import monitor_views, preview_views, researcher_views, views
+from . import monitor_views, preview_views, researcher_views, text_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -15,8 +15,13 @@ urlpatterns = [
     path("<int:pk>/feedback/", researcher_views.study_feedback, name="feedback"),
     path(
         "<int:pk>/samples/<int:sample_pk>/texts/",
-        researcher_views.sample_texts,
+        text_views.sample_texts,
         name="sample_texts",
+    ),
+    path(
+        "<int:pk>/samples/<int:sample_pk>/reference/",
+        text_views.reference_texts,
+        name="reference_texts",
     ),
     path("<int:pk>/preview/", preview_views.welcome, name="preview"),
     path("<int:pk>/preview/guidelines/", preview_views.guidelines, name="preview_guidelines"),

@@ -196,6 +196,7 @@ RULES: dict[str, dict[str, Callable]] = {
             "studies:close",
             "studies:feedback",
             "studies:sample_texts",
+            "studies:reference_texts",
             "studies:preview",
             "studies:preview_guidelines",
             "studies:preview_qualification",

@@ -121,6 +121,7 @@ def test_a_fixed_study_never_grows():
 @pytest.mark.django_db
 def test_growth_reads_only_the_ratings_of_the_current_texts():
     from studies.assignment import _growth_states
+    from studies.text_corrections import sample_texts_correct
 
     study = open_study(1, per_participant=1, ratings=2, checks=0, adaptive=True)
     target = Sample.objects.filter(studies=study).order_by("position").first()
@@ -130,7 +131,7 @@ def test_growth_reads_only_the_ratings_of_the_current_texts():
         _rate(participant, {target.pk})
     before = {s.key: s for s in _growth_states(study)}[target.pk]
     assert sorted(before.scores) == [1, 5] and before.pending == 0
-    services.sample_texts_edit(sample=target, texts={"sentence": "They followed it."})
+    sample_texts_correct(study=study, sample=target, texts={"sentence": "They followed it."})
     after = {s.key: s for s in _growth_states(study)}
     assert after[target.pk].scores == () and after[target.pk].wanted == 2  # re-queued
     assert all(s.pending == 2 for s in after.values())  # the whole setup was edited
