@@ -219,6 +219,7 @@ def test_the_text_corrected_notice_is_an_alert(client):
     """The notice is in an alert region, so a screen reader announces it: in the page the
     script swaps in (an inserted alert is announced) and in the page a plain post leads to."""
     from studies.models import Slot
+    from studies.text_corrections import sample_texts_correct
 
     study = open_study(1, per_participant=1, ratings=1, checks=0, slug="notice")
     arrive(client, study, pid(9))
@@ -227,11 +228,11 @@ def test_the_text_corrected_notice_is_an_alert(client):
     client.get(url)
     sample = Slot.objects.get(participant__prolific_pid=pid(9)).sample
     notice = '<span role="alert">The text of this item has just been corrected'
-    services.sample_texts_edit(sample=sample, texts={"sentence": "They followed it."})
+    sample_texts_correct(study=study, sample=sample, texts={"sentence": "They followed it."})
     answer = {"score": 4, "comment": "", "text_version": "1.1.1"}
     swapped = client.post(url, answer, headers={"X-Rating-Page": "1"}).content.decode()
     assert notice in swapped
-    services.sample_texts_edit(sample=sample, texts={"sentence": "They left."})
+    sample_texts_correct(study=study, sample=sample, texts={"sentence": "They left."})
     answer["text_version"] = "2.1.1"
     assert client.post(url, answer).status_code == 303
     assert notice in client.get(url).content.decode()
