@@ -159,8 +159,8 @@ class Outlook:
             first = (
                 f"Every sample starts with {self.minimum} ratings. Even a sample whose raters "
                 f"all agree gets {self.agreed}: the SD counts as at least {SD_FLOOR:g}, and its "
-                f"95% interval stays wider than the target {self.target_width:g} until it has "
-                f"{self.agreed} ratings."
+                f"95% interval stays wider than the target width {self.target_width:g} until "
+                f"it has {self.agreed} ratings."
             )
         words = [first]
         if SD_FLOOR <= self.sd_limit:
