@@ -243,6 +243,7 @@ RULES: dict[str, dict[str, Callable]] = {
     "write:sentences": PARTICIPANT,
     "write:endings": PARTICIPANT,
     "dashboards:rater_exclusion": POST_ONLY_SITE,
+    "wug:annotate": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
     **{
         f"participate:{name}": PARTICIPANT

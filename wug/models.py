@@ -145,3 +145,55 @@ class Clustering(models.Model):
 
     def __str__(self) -> str:
         return f"{self.word} (loss {self.loss})"
+
+
+class ModelAnnotation(models.Model):
+    """A computational annotator's pass over a word's judged use pairs (a background run:
+    queued, running, done or failed; resumable, as judgments already made are kept)."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="model_annotations")
+    backend = models.CharField(max_length=64)
+    model_version = models.CharField(max_length=300, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    total = models.PositiveIntegerField(default=0)
+    calibration_words = models.JSONField(
+        default=list, help_text="The words whose human judgments fitted the calibration."
+    )
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.backend} on {self.word} ({self.status})"
+
+
+class ModelJudgment(models.Model):
+    annotation = models.ForeignKey(
+        ModelAnnotation, on_delete=models.CASCADE, related_name="judgments"
+    )
+    use1 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    use2 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    score = models.FloatField(help_text="On the DURel scale, 1-4.")
+    similarity = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["annotation", "use1", "use2"], name="wug_one_model_judgment_per_pair"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__gte=1, score__lte=4), name="wug_model_judgment_in_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.use1} ~ {self.use2}: {self.score:.2f}"

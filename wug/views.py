@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
 from wug.analysis import frequency_table, graph_payload, word_summary
+from wug.annotators import model_annotation_create, model_views
 from wug.models import Use, Word
 
 
@@ -21,7 +24,12 @@ def word_detail(request, name: str):
     word = get_object_or_404(Word, name=name)
     summary = word_summary(word)
     uses = Use.objects.filter(word=word).order_by("position")
-    context = {"summary": summary, "uses": uses, **frequency_table(summary)}
+    context = {
+        "summary": summary,
+        "uses": uses,
+        "models": model_views(word),
+        **frequency_table(summary),
+    }
     return render(request, "wug/word_detail.html", context)
 
 
@@ -29,3 +37,16 @@ def word_detail(request, name: str):
 def word_graph(request, name: str):
     word = get_object_or_404(Word, name=name)
     return JsonResponse(graph_payload(word))
+
+
+@researcher_required
+@require_POST
+def word_annotate(request, name: str):
+    word = get_object_or_404(Word, name=name)
+    try:
+        model_annotation_create(word=word)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "The model annotator is queued; this page shows it when done.")
+    return redirect("wug:word", name=word.name)

@@ -26,6 +26,7 @@ BUILTIN: dict[str, str] = {
     "minilm_relatedness": "predictions.backends.kinds.ContextualDistanceBackend",
     "knn_probe": "predictions.backends.kinds.KnnProbeBackend",
     "sense_choice_chat": "predictions.backends.sense_choice_chat.SenseChoiceChatBackend",
+    "minilm_use_pairs": "predictions.backends.usage.UsePairSimilarityBackend",
 }
 
 

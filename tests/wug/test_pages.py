@@ -136,3 +136,15 @@ def test_the_api_is_for_researchers_only(client, outsider_client, words):
     for url in ("/api/v1/wug/words/", "/api/v1/wug/exports/scores.jsonl"):
         assert client.get(url).status_code in (401, 403)
         assert outsider_client.get(url).status_code == 403
+
+
+def test_a_researcher_queues_the_model_annotator_from_the_word_page(researcher_client, words):
+    from wug.models import ModelAnnotation
+
+    response = researcher_client.post("/wug/Aufkommen/annotate/", follow=True)
+    annotation = ModelAnnotation.objects.get()
+    assert annotation.word.name == "Aufkommen" and annotation.status == "queued"
+    assert "queued" in response.content.decode()
+    refused = researcher_client.post("/wug/acerbus/annotate/", follow=True)
+    assert "usage-usage" in refused.content.decode()
+    assert ModelAnnotation.objects.count() == 1
