@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from django.db import transaction
 from django.utils import timezone
 
 from predictions.backends import get_backend
@@ -36,7 +35,8 @@ def _use_text(use: Use) -> tuple[str, tuple[int, int]]:
 def pair_sample(pair: tuple[str, str], uses: dict[str, Use], label: float | None = None) -> dict:
     text1, span1 = _use_text(uses[pair[0]])
     text2, span2 = _use_text(uses[pair[1]])
-    sample = {"id": f"{pair[0]}|{pair[1]}", "context1": text1, "span1": list(span1)}
+    sample: dict[str, object] = {"id": f"{pair[0]}|{pair[1]}", "context1": text1}
+    sample["span1"] = list(span1)
     sample |= {"context2": text2, "span2": list(span2)}
     if label is not None:
         sample["label"] = label
@@ -60,23 +60,6 @@ def calibration_samples(word: Word) -> tuple[list[dict], list[str]]:
         samples += [pair_sample(p, uses, label) for p, label in sorted(pairs.items())]
         names.append(other.name)
     return samples, names
-
-
-@transaction.atomic
-def model_annotation_create(*, word: Word, backend: str = DEFAULT_BACKEND) -> ModelAnnotation:
-    """Queue a model annotator for ``word`` (enqueued on commit)."""
-    if word.graph_type != GraphType.USAGE_USAGE:
-        raise ValueError(f"{word.name}: a model annotator judges use pairs (usage-usage graphs)")
-    get_backend(backend)  # an unknown backend is refused here, not in the worker
-    annotation = ModelAnnotation.objects.create(word=word, backend=backend)
-
-    def enqueue() -> None:
-        from wug.tasks import annotate_word
-
-        annotate_word.delay(annotation.pk)
-
-    transaction.on_commit(enqueue)
-    return annotation
 
 
 def model_annotation_run(annotation_id: int) -> ModelAnnotation:

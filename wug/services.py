@@ -7,8 +7,10 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 
+from predictions.backends import get_backend
+from wug.annotators import DEFAULT_BACKEND
 from wug.formats import JUDGMENTS, SENSES, USES, Table, WordFiles, parse_judgment, render_table
-from wug.models import GraphType, Judgment, Use, Word, WordSense
+from wug.models import GraphType, Judgment, ModelAnnotation, Use, Word, WordSense
 
 
 class WugImportError(ValueError):
@@ -142,3 +144,20 @@ def wug_import(*, words: list[WordFiles], replace: bool = False) -> ImportReport
         _create_word(files, digest)
         report.words[files.name] = (len(files.uses.rows), len(files.judgments.rows), state)
     return report
+
+
+@transaction.atomic
+def model_annotation_create(*, word: Word, backend: str = DEFAULT_BACKEND) -> ModelAnnotation:
+    """Queue a model annotator for ``word`` (enqueued on commit)."""
+    if word.graph_type != GraphType.USAGE_USAGE:
+        raise ValueError(f"{word.name}: a model annotator judges use pairs (usage-usage graphs)")
+    get_backend(backend)  # an unknown backend is refused here, not in the worker
+    annotation = ModelAnnotation.objects.create(word=word, backend=backend)
+
+    def enqueue() -> None:
+        from wug.tasks import annotate_word
+
+        annotate_word.delay(annotation.pk)
+
+    transaction.on_commit(enqueue)
+    return annotation

@@ -9,8 +9,9 @@ from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
 from wug.analysis import frequency_table, graph_payload, word_summary
-from wug.annotators import model_annotation_create, model_views
+from wug.annotators import model_views
 from wug.models import Use, Word
+from wug.services import model_annotation_create
 
 
 @researcher_required

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from wug.annotators import human_pairs, model_annotation_create, model_annotation_run, model_view
+from wug.annotators import human_pairs, model_annotation_run, model_view
 from wug.models import ModelAnnotation, ModelJudgment, Word
+from wug.services import model_annotation_create
 from wug.texts import target_window
 
 WUG = Path(__file__).resolve().parents[2] / "data" / "wug" / "uug"
