@@ -232,6 +232,11 @@ class Participant(models.Model):
         help_text="The ids of the qualification questions drawn for this participant, in the "
         "order shown (studies.qualification).",
     )
+    qualification_late = models.BooleanField(
+        default=False,
+        help_text="The qualification answers came after the brief hold; kept and graded "
+        "(studies.late).",
+    )
     resume_hash = models.CharField(
         max_length=64, blank=True, help_text="SHA-256 of the browser's resume token."
     )

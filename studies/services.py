@@ -36,7 +36,7 @@ from annotations.models import (
 )
 from annotations.services import rater_exclude, rater_include
 
-from . import defaults, qualification, shown_texts
+from . import defaults, late, qualification, shown_texts
 from .assignment import (
     BatchUnavailable,
     batch_problem,
@@ -248,10 +248,6 @@ def resume_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def new_resume_token() -> str:
-    return secrets.token_urlsafe(32)
-
-
 def unqualified_count(study: Study, now: datetime | None = None) -> int:
     """Participants holding a batch before qualifying (past their brief hold they no
     longer count, even before the expiry sweep has run)."""
@@ -365,25 +361,29 @@ def _locked(participant: Participant) -> Participant:
 
 def participant_qualify(*, participant: Participant, answers: dict[int, int]) -> bool:
     """Grade the one-attempt qualification test; failing screens the participant out and
-    releases their batch. A second attempt changes nothing. Past the brief hold the
-    participant is timed out (committed) and ``SessionOver`` is raised."""
+    releases their batch. A second attempt changes nothing. Answers past the brief hold are
+    kept and graded (``studies.late``): the participant goes on if their batch is still
+    held, else is timed out (committed) and ``SessionOver`` is raised."""
     with transaction.atomic():
         participant = _locked(participant)
-        late = participant.is_late() and _expire(participant)
-        if not late:
-            return _qualify(participant, answers)
-    raise SessionOver("Your time for this study has run out.")
+        if participant.is_late() and not late.may_go_on(participant):
+            _expire(participant)
+        passed = _qualify(participant, answers)
+    if participant.status == Participant.Status.TIMED_OUT:
+        raise SessionOver("Your time for this study has run out.")
+    return passed
 
 
 def _qualify(participant: Participant, answers: dict[int, int]) -> bool:
-    if participant.status == Participant.Status.TIMED_OUT:
-        raise SessionOver("Your time for this study has run out.")
-    if participant.status != Participant.Status.STARTED:
+    if not late.answering_late(participant):
         return participant.status != Participant.Status.SCREENED_OUT
     questions = qualification.participant_questions(participant)
     passed = qualification.grade(questions, answers)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
-    if passed:
+    participant.qualification_late = participant.is_late()
+    if participant.status == Participant.Status.TIMED_OUT:  # the batch went to others
+        late.keep_late_answers(participant, passed)
+    elif passed:
         participant.status = Participant.Status.QUALIFIED
         participant.qualified_at = timezone.now()
     else:

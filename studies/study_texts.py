@@ -90,7 +90,7 @@ def limits(study: Study, *, has_test: bool) -> list[Limit]:
                 "hold",
                 hold,
                 f"{minutes(hold)} from when you agree below to {what}: your place in the study "
-                "is held for you that long.",
+                "is held for you that long. Answers sent later are still saved.",
             )
         )
     doing = "write" if study.is_writing else "answer"

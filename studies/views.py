@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite import ratelimit
 
-from . import defaults, prolific, selectors, services, study_texts
+from . import defaults, late, prolific, selectors, services, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
 from .qualification import participant_questions
@@ -271,9 +271,13 @@ def _elsewhere(slug: str, participant: Participant | None) -> HttpResponse:
     return redirect(_where(participant))
 
 
-def _require(request, slug: str, status: str):
-    """(study, participant, None) or (study, None, response redirecting elsewhere)."""
+def _require(request, slug: str, status: str, late_answers: bool = False):
+    """(study, participant, None) or (study, None, response redirecting elsewhere); with
+    ``late_answers`` also a participant whose qualification answers past the hold are still
+    taken (``late.answering_late``: kept and graded, never dropped)."""
     study, participant = _participant(request, slug)
+    if late_answers and participant is not None and late.answering_late(participant):
+        return study, participant, None
     if not _belongs(participant, status):
         return study, None, _elsewhere(slug, participant)
     return study, participant, None
@@ -310,7 +314,8 @@ def _not_open(request, study: Study) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 def qualification(request: HttpRequest, slug: str) -> HttpResponse:
-    study, participant, other = _require(request, slug, Participant.Status.STARTED)
+    posted = request.method == "POST"
+    study, participant, other = _require(request, slug, Participant.Status.STARTED, posted)
     if other:
         return other
     form = QualificationForm(request.POST or None, questions=participant_questions(participant))
@@ -326,6 +331,7 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
             Participant.study.field.set_cached_value(participant, study)  # not read again
             return redirect(_where(participant))
     ctx = {"study": study, "form": form, **defaults.page_context(study.task_kind)}
+    ctx["seconds_left"] = late.seconds_left(participant)  # the hold: the test's own clock
     return render(request, "studies/qualification.html", ctx)
 
 
@@ -455,7 +461,7 @@ def _item_page(
         **defaults.page_context(study.task_kind),
         "back_url": _url("participate:rate", study.slug, pos - 1) if pos else "",
         "guidelines_url": _url("participate:guidelines", study.slug),
-        "seconds_left": _seconds_left(participant),
+        "seconds_left": late.seconds_left(participant),
         # rating.js swaps in the title and <main> only (fragment_base.html)
         "layout": FRAGMENT_LAYOUT if _in_page(request) else PAGE_LAYOUT,
     }
@@ -471,10 +477,6 @@ def _item_page(
             samesite="Lax",
         )
     return response
-
-
-def _seconds_left(participant: Participant) -> int:
-    return max(0, int((participant.deadline() - timezone.now()).total_seconds()))
 
 
 def _save(request, participant, pos, form) -> HttpResponse:
@@ -526,25 +528,16 @@ def screened_out(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def timed_out(request: HttpRequest, slug: str) -> HttpResponse:
-    """The time-up page. A participant who answered at least one item gets the completion
-    code (the answers are saved and count; the researcher sees "timed out" with the count and
-    minutes in the participants table and approves or rejects on Prolific); one who answered
-    nothing is asked to return the study on Prolific, which costs them nothing."""
+    """The time-up page: which limit ended the session (the hold before the qualification
+    test, or the study's time limit), what was kept, and the completion code whenever
+    anything was kept (``late.time_up_context``); one who gave nothing is asked to return
+    the study on Prolific, which costs them nothing."""
     study, participant = _participant(request, slug)
     if participant is not None and participant.status != Participant.Status.TIMED_OUT:
         where = _where(participant)  # a late participant is timed out here first
         if participant.status != Participant.Status.TIMED_OUT:
             return redirect(where)
-    answered = selectors.answered_count(participant) if participant is not None else 0
-    code = study.completion_code if answered else ""
-    ctx = {
-        "study": study,
-        "minutes": study.time_limit_minutes,
-        "answered": answered,
-        "code": code,
-        "url": study.completion_url(code) if code else "",
-        "known": participant is not None,
-    }
+    ctx = late.time_up_context(study, participant)
     return render(request, "studies/timed_out.html", ctx)
 
 

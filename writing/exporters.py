@@ -19,6 +19,7 @@ def _review(item) -> dict:
         "reviewed_by": item.reviewed_by.get_username() if item.reviewed_by else None,
         "reviewed_at": item.reviewed_at.isoformat() if item.reviewed_at else None,
         "created_at": item.created_at.isoformat(),
+        "late": item.late,  # sent after the study's time limit (studies.late)
     }
 
 

@@ -91,6 +91,11 @@ class Reviewed(models.Model):
 
     text = models.TextField()
     comment = models.TextField(blank=True)
+    late = models.BooleanField(
+        default=False,
+        help_text="Sent after the study's time limit (the page sends what is typed when its "
+        "clock reaches zero); kept for review (studies.late).",
+    )
     decision = models.CharField(max_length=10, choices=Decision.choices, default=Decision.PENDING)
     edited_text = models.TextField(blank=True)
     reason = models.TextField(blank=True)

@@ -16,6 +16,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotations.models import Homonym, Sense
+from studies import late
 from studies import services as study_services
 from studies.models import Participant, Study
 
@@ -132,18 +133,44 @@ def writing_study_create(
     return study
 
 
+class TooLate(WritingError):
+    """A text sent after the time limit that is not saved; ``reason`` says why (the writer
+    is, or will be, timed out: the time-up page with their code shows it)."""
+
+
 def _active(participant: Participant) -> Participant:
-    """The participant, locked, if they may still write; ``WritingError`` otherwise (a late
-    participant is timed out first)."""
+    """The participant, locked, if they may still write; ``WritingError`` otherwise (past
+    the limit: ``Participant.is_late``, the rule of every participant page)."""
     locked = Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
-    if locked.is_active and locked.deadline() < timezone.now():
-        Participant.objects.filter(pk=locked.pk, status__in=Participant.ACTIVE).update(
-            status=Participant.Status.TIMED_OUT
-        )
+    if locked.is_late():
         raise WritingError("Your time for this study has run out.")
     if locked.status != Participant.Status.QUALIFIED:
         raise WritingError("This session can no longer be changed.")
     return locked
+
+
+def _writer(participant: Participant) -> tuple[Participant, bool]:
+    """(the participant locked, whether their text is late) for a text sent now: in time,
+    or within ``studies.late.LATE_WORK_MINUTES`` after the limit (the page sends what is
+    typed when its clock reaches zero); ``TooLate`` past that, ``WritingError`` for anyone
+    else."""
+    locked = Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
+    late_now = locked.is_late() or locked.status == Participant.Status.TIMED_OUT
+    if not late_now:
+        return _active(locked), False
+    if not late.accepts_late_work(locked):
+        raise TooLate(late.late_work_refused(locked))
+    return locked, True
+
+
+def _time_out(participant: Participant) -> None:
+    """A writer whose late text was taken (or refused) writes no more: timed out, so every
+    page sends them to the time-up page with their code (their ending slots are free again
+    for others, ``_free_slots``)."""
+    Participant.objects.filter(pk=participant.pk, status__in=Participant.ACTIVE).update(
+        status=Participant.Status.TIMED_OUT
+    )
+    participant.status = Participant.Status.TIMED_OUT
 
 
 def _finish(participant: Participant) -> None:
@@ -208,7 +235,7 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
     ``WritingError`` when the draw is not the shown one or the writer may not write."""
     text = text.strip()
     with transaction.atomic():
-        participant = _active(participant)
+        participant, late_text = _writer(participant)
         draw = (
             Draw.objects.select_for_update()
             .select_related("pair__homonym")
@@ -223,20 +250,35 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
             raise WritingError("That word is no longer shown.")
         problem = rules.sentence_problem(text, draw.pair.homonym.form)
         if problem is None:
-            return _sentence_save(participant, draw, text)
+            return _sentence_save(participant, draw, text, late_text)
         Draw.objects.filter(pk=draw.pk).update(draft=text[:2000])
-    raise Refused(problem)
+        if late_text:
+            _time_out(participant)
+    raise _refused(problem, late_text)
 
 
-def _sentence_save(participant: Participant, draw: Draw, text: str) -> Sentence:
+def _refused(problem: str, late_text: bool) -> WritingError:
+    """``Refused`` (the page shows the text again to fix), or for a text sent after the
+    time limit ``TooLate`` saying why it was not saved (the draft keeps it)."""
+    if not late_text:
+        return Refused(problem)
+    return TooLate(
+        f"Your last text was sent after the time limit and breaks a rule, so it was not "
+        f"saved (it is kept as a draft for the researchers): {problem}"
+    )
+
+
+def _sentence_save(participant: Participant, draw: Draw, text: str, late_text: bool) -> Sentence:
     sentence = Sentence.objects.create(
-        participant=participant, draw=draw, pair=draw.pair, text=text
+        participant=participant, draw=draw, pair=draw.pair, text=text, late=late_text
     )
     draw.status, draw.closed_at, draw.draft = Draw.Status.WRITTEN, timezone.now(), ""
     draw.save(update_fields=["status", "closed_at", "draft"])
     written = Sentence.objects.filter(participant=participant).count()
     if written >= participant.study.samples_per_participant:
         _finish(participant)
+    elif late_text:
+        _time_out(participant)
     return sentence
 
 
@@ -303,7 +345,7 @@ def ending_submit(
     ambiguous word or is empty or too long."""
     text = text.strip()
     with transaction.atomic():
-        participant = _active(participant)
+        participant, late_text = _writer(participant)
         slot = (
             EndingSlot.objects.select_for_update()
             .select_related("written__setup__homonym")
@@ -311,22 +353,39 @@ def ending_submit(
             .first()
         )
         if slot is None:
-            raise WritingError("That story is not one of yours.")
+            raise (TooLate if late_text else WritingError)(_not_yours(late_text))
         existing = Ending.objects.filter(slot=slot, participant=participant).first()
         if existing:
             return existing
         problem = rules.ending_problem(text, slot.written.setup.homonym.form)
         if problem is None:
-            return _ending_save(participant, slot, text, comment)
+            return _ending_save(participant, slot, text, comment, late_text)
         EndingSlot.objects.filter(pk=slot.pk).update(
             draft=text[:2000], draft_comment=comment.strip()[:2000]
         )
-    raise Refused(problem)
+        if late_text:
+            _time_out(participant)
+    raise _refused(problem, late_text)
 
 
-def _ending_save(participant: Participant, slot: EndingSlot, text: str, comment: str) -> Ending:
+def _not_yours(late_text: bool) -> str:
+    if late_text:  # a timed-out writer's slot goes back to the pool
+        return (
+            "Your ending was sent after the time limit, and the story had already been given "
+            "to another writer, so it was not saved."
+        )
+    return "That story is not one of yours."
+
+
+def _ending_save(
+    participant: Participant, slot: EndingSlot, text: str, comment: str, late_text: bool
+) -> Ending:
     ending = Ending.objects.create(
-        slot=slot, participant=participant, text=text, comment=comment.strip()[:2000]
+        slot=slot,
+        participant=participant,
+        text=text,
+        comment=comment.strip()[:2000],
+        late=late_text,
     )
     EndingSlot.objects.filter(pk=slot.pk).update(draft="", draft_comment="")
     left = EndingSlot.objects.filter(participant=participant).exclude(
@@ -334,6 +393,8 @@ def _ending_save(participant: Participant, slot: EndingSlot, text: str, comment:
     )
     if not left.exists():
         _finish(participant)
+    elif late_text:
+        _time_out(participant)
     return ending
 
 

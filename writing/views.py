@@ -10,9 +10,9 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
+from studies import late
 from studies import selectors as study_selectors
 from studies import services as study_services
 from studies.models import Participant, Study
@@ -26,8 +26,9 @@ class _SeeOther(HttpResponseRedirect):
 
 
 def _writer(request: HttpRequest, slug: str, activity: str):
-    """(participant, None) for a qualified writer of this activity still in time, else
-    (None, a redirect to the study link, which sends everyone where they belong)."""
+    """(participant, None) for a qualified writer of this activity still in time (or, for a
+    text sent, one whose time ran out: the service saves it marked late or says why not),
+    else (None, a redirect to the study link, which sends everyone where they belong)."""
     token = request.COOKIES.get(RESUME_COOKIE.format(slug))
     participant = None
     if token:
@@ -35,11 +36,21 @@ def _writer(request: HttpRequest, slug: str, activity: str):
     arrive = redirect("participate:arrive", slug)
     if participant is None or participant.study.activity != activity:
         return None, arrive
+    sending = request.method == "POST" and participant.qualified_at is not None
+    if sending and participant.status == Participant.Status.TIMED_OUT:
+        return participant, None
     if participant.status != Participant.Status.QUALIFIED:
         return None, arrive
-    if participant.deadline() < timezone.now():  # the study link shows the time-up page
+    if participant.is_late() and not sending:  # the study link shows the time-up page
         return None, arrive
     return participant, None
+
+
+def _too_late(request: HttpRequest, participant: Participant, reason: str) -> HttpResponse:
+    """The time-up page for a text sent after the time limit that was not saved: why, and
+    the code for what was saved before."""
+    ctx = {**late.time_up_context(participant.study, participant), "refused": reason}
+    return render(request, "studies/timed_out.html", ctx)
 
 
 def _away(slug: str) -> HttpResponse:
@@ -66,6 +77,8 @@ def sentences(request: HttpRequest, slug: str) -> HttpResponse:
             return _SeeOther(request.path)
         except services.Refused as exc:
             error = exc.reason
+        except services.TooLate as exc:
+            return _too_late(request, participant, exc.reason)
         except services.WritingError:
             return _away(slug)
     try:
@@ -80,6 +93,7 @@ def sentences(request: HttpRequest, slug: str) -> HttpResponse:
         "total": participant.study.samples_per_participant,
         "ui": defaults.SENTENCE_UI,
         "error": error,
+        "seconds_left": late.seconds_left(participant),
     }
     return render(request, "writing/write_sentence.html", ctx, status=400 if error else 200)
 
@@ -103,6 +117,8 @@ def endings(request: HttpRequest, slug: str) -> HttpResponse:
             return _SeeOther(request.path)
         except services.Refused as exc:
             error = exc.reason
+        except services.TooLate as exc:
+            return _too_late(request, participant, exc.reason)
         except services.WritingError:
             return _away(slug)
     try:
@@ -120,6 +136,7 @@ def endings(request: HttpRequest, slug: str) -> HttpResponse:
         "total": len(rows),
         "ui": defaults.ENDING_UI,
         "error": error,
+        "seconds_left": late.seconds_left(participant),
     }
     return render(request, "writing/write_ending.html", ctx, status=400 if error else 200)
 

@@ -1,6 +1,6 @@
 // Rating page: digit keys choose a score (1-5, 0-4 or the n-th sense), Enter submits (Next), the guidelines open in a dialog,
-// the time left counts down (a warning near the end; at zero the page reloads and the server
-// shows what happens next).
+// the time left counts down (time_left.js: a warning near the end; at zero the page reloads
+// and the server shows what happens next).
 //
 // Next sends the form with fetch() and the header X-Rating-Page: 1. The server saves the
 // answer and answers with the next item's page itself (its address in X-Page-Url), which is
@@ -11,8 +11,7 @@
 // never loses a saved answer and the page works without this script.
 (function () {
   "use strict";
-  var WARN_SECONDS = 5 * 60;
-  var form, dialog, message, sent, timer;
+  var form, dialog, message, sent, stopClock;
 
   function typing(target) {
     return target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT" && target.type === "text");
@@ -94,31 +93,10 @@
       if (inPage) { event.preventDefault(); send(); }
     });
 
-    if (timer) window.clearInterval(timer);
-    timer = null;
-    var clock = document.getElementById("time-left");
-    if (clock && clock.dataset.seconds) {
-      var end = Date.now() + parseInt(clock.dataset.seconds, 10) * 1000;
-      var value = clock.querySelector(".value");
-      var warned = false;
-      var tick = function () {
-        var left = Math.max(0, Math.round((end - Date.now()) / 1000));
-        var minutes = Math.ceil(left / 60);
-        value.textContent = minutes === 1 ? "1 minute" : minutes + " minutes";
-        if (left <= WARN_SECONDS && !warned) {
-          warned = true;
-          clock.classList.add("warn");
-          document.getElementById("time-warning").textContent =
-            "Please finish soon: when the time is up, unanswered items go to other participants.";
-        }
-        if (left <= 0) {
-          window.clearInterval(timer);
-          if (!sent) window.location.reload();
-        }
-      };
-      timer = window.setInterval(tick, 15000);
-      tick();
-    }
+    if (stopClock) stopClock();
+    stopClock = window.ambisiteTimeLeft && window.ambisiteTimeLeft(
+      document.getElementById("time-left"),
+      function () { if (!sent) window.location.reload(); });
   }
 
   document.addEventListener("keydown", function (event) {

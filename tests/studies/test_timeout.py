@@ -102,16 +102,48 @@ def test_an_unqualified_hold_is_brief_and_a_qualified_one_lasts_the_time_limit()
     assert (waiting.status, rating.status) == ("timed_out", "qualified")
     assert not Slot.objects.filter(participant=waiting, status="reserved").exists()
     assert Slot.objects.filter(participant=rating, status="reserved").count() == 4
-    with pytest.raises(services.SessionOver):  # too late to qualify
-        services.participant_qualify(participant=waiting, answers={})
+    answers = {q.pk: q.expected for q in study.check_questions.filter(in_qualification=True)}
+    with pytest.raises(services.SessionOver):  # the batch went to others ...
+        services.participant_qualify(participant=waiting, answers=answers)
+    waiting.refresh_from_db()  # ... but the answers are kept, graded and marked late
+    assert waiting.status == "timed_out" and waiting.qualification_late
+    assert waiting.qualification_answers == {str(pk): a for pk, a in answers.items()}
+    assert waiting.qualified_at is not None and waiting.finished_at is not None
 
 
-def test_a_late_qualification_times_out_without_the_command():
+def test_late_failing_answers_after_the_batch_went_to_others_screen_out():
     study = open_study(4, per_participant=4, ratings=1, minutes=30)
     participant = services.participant_arrive(study=study, pid=pid(1))
-    _age(participant, 11)  # the default brief hold is 10 minutes
+    _age(participant, 11)
+    services.participants_expire(study=study)
+    participant.refresh_from_db()
+    answers = {q.pk: 3 for q in study.check_questions.filter(in_qualification=True)}
+    assert services.participant_qualify(participant=participant, answers=answers) is False
+    participant.refresh_from_db()
+    assert participant.status == "screened_out" and participant.qualification_late
+    assert participant.qualification_answers == {str(pk): 3 for pk in answers}
+
+
+def test_a_late_qualification_whose_batch_is_still_held_goes_on_marked_late():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    _age(participant, 11)  # the default brief hold is 10 minutes; no sweep has run
+    qualify(participant)
+    participant.refresh_from_db()
+    assert participant.status == Participant.Status.QUALIFIED
+    assert participant.qualification_late and participant.qualification_answers
+    assert Slot.objects.filter(participant=participant, status="reserved").count() == 4
+    qualify(participant)  # a second attempt changes nothing
+    assert Participant.objects.get(pk=participant.pk).status == "qualified"
+
+
+def test_a_qualification_after_the_studys_time_limit_is_kept_and_times_out():
+    study = open_study(4, per_participant=4, ratings=1, minutes=30)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    _age(participant, 31)  # past the hold and the time limit: no time left to rate
     with pytest.raises(services.SessionOver):
         qualify(participant)
     participant.refresh_from_db()
     assert participant.status == Participant.Status.TIMED_OUT
+    assert participant.qualification_late and participant.qualification_answers
     assert Slot.objects.filter(study=study, status="free").count() == 24
