@@ -107,7 +107,9 @@ def test_an_unqualified_hold_is_brief_and_a_qualified_one_lasts_the_time_limit()
         services.participant_qualify(participant=waiting, answers=answers)
     waiting.refresh_from_db()  # ... but the answers are kept, graded and marked late
     assert waiting.status == "timed_out" and waiting.qualification_late
-    assert waiting.qualification_answers == {str(pk): a for pk, a in answers.items()}
+    given = {str(pk): a for pk, a in answers.items()}
+    assert len(waiting.qualification_answers) == 4  # the questions drawn for them
+    assert waiting.qualification_answers.items() <= given.items()
     assert waiting.qualified_at is not None and waiting.finished_at is not None
 
 
@@ -121,7 +123,7 @@ def test_late_failing_answers_after_the_batch_went_to_others_screen_out():
     assert services.participant_qualify(participant=participant, answers=answers) is False
     participant.refresh_from_db()
     assert participant.status == "screened_out" and participant.qualification_late
-    assert participant.qualification_answers == {str(pk): 3 for pk in answers}
+    assert set(participant.qualification_answers.values()) == {3}
 
 
 def test_a_late_qualification_whose_batch_is_still_held_goes_on_marked_late():
