@@ -27,4 +27,5 @@ urlpatterns = [
     path("", include("annotations.urls")),
 ]
 
+handler400 = "ambisite.errors.bad_request"
 handler500 = "ambisite.errors.server_error"

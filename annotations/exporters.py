@@ -132,9 +132,13 @@ def iter_ambistory_json(
 
 
 def iter_reference_jsonl(
-    samples: QuerySet[Sample], *, include_excluded: bool = False
+    samples: QuerySet[Sample],
+    *,
+    include_excluded: bool = False,
+    ratings: RatingQuerySet | None = None,
 ) -> Iterator[str]:
-    """The official reference format: one ``{"id", "label"}`` line per sample."""
-    for row, ratings in _with_ratings(samples, include_excluded):
-        label = [score for score, _ in ratings]
+    """The official reference format: one ``{"id", "label"}`` line per sample; ``ratings``
+    narrows which ratings are written (e.g. one study's own)."""
+    for row, found in _with_ratings(samples, include_excluded, ratings):
+        label = [score for score, _ in found]
         yield json.dumps({"id": row["dataset_id"], "label": label}) + "\n"

@@ -65,8 +65,12 @@ def ratings_for_export(
     version of a text, flagged ``rater_excluded`` / ``outdated``). Every row names the
     setup, story and sense text versions the rating was given on."""
     ratings = Rating.objects.all() if ratings is None else ratings
-    if not include_excluded:
-        ratings = ratings.valid()
+    return ordered_for_export(ratings if include_excluded else ratings.valid())
+
+
+def ordered_for_export(ratings: RatingQuerySet) -> RatingQuerySet:
+    """Ratings (already chosen, e.g. by a rating scope) in the export's order, flagged
+    ``rater_excluded`` / ``outdated``."""
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
     current = Rating.objects.current().filter(pk=OuterRef("pk"))
     # Study ratings have no position: last in every database (SQLite sorts NULL first).

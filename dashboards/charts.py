@@ -4,18 +4,23 @@ JSON endpoint ``/dashboards/charts/<slug>.json`` serves; the browser draws it wi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
 import numpy as np
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
-from annotations.models import Homonym, Rating, Sample
+from ambisite.query import id_param
+from annotations.models import Homonym, Sample, TaskKind, score_range
 from annotations.official import is_within_sd, label_mean, label_sd
+from annotations.scope import ITEM_NAMES
 from predictions.models import ModelRun
 
 from . import leaderboard
-from .forms import sample_filter
+from .forms import SampleFilterForm, sample_filter
 from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_stats
 
-LABELS = [1, 2, 3, 4, 5]
+LABELS = [1, 2, 3, 4, 5]  # the leaderboard's rounded plausibility labels
 MAX_POINTS = 3000  # a scatter of more points tells no more and slows the browser
 
 
@@ -23,21 +28,76 @@ class Chart:
     slug = ""
     title = ""
     kind = "bar"
+    params: tuple[str, ...] = ()  # the chart's own query parameters, besides the scope's
 
-    def data(self, params) -> dict:  # pragma: no cover - the contract
+    def data(self, form: SampleFilterForm, params) -> dict:  # pragma: no cover - the contract
         raise NotImplementedError
 
     def payload(self, params) -> dict:
-        return {"slug": self.slug, "title": self.title, "kind": self.kind, **self.data(params)}
+        """The chart's JSON, with the scope it counted in words; an unknown parameter or a
+        bad value is a ``BadRequest`` (400) naming it."""
+        form = sample_filter(params, known=self.params)
+        found = self.data(form, params)
+        head = {"slug": self.slug, "title": self.title, "kind": self.kind}
+        return {**head, **found, "scope": form.rating_scope.describe()}
+
+
+@dataclass(frozen=True)
+class KindScale:
+    """A task kind's scores as the charts show them, from the kind's own definition."""
+
+    kind: str
+    low: int
+    high: int
+
+    @property
+    def labels(self) -> list[int]:
+        return list(range(self.low, self.high + 1))
+
+    @property
+    def name(self) -> str:
+        names: dict[str, str] = {
+            TaskKind.RELATEDNESS: "relatedness",
+            TaskKind.SENSE_CHOICE: "candidate",
+        }
+        return names.get(self.kind, "score")
+
+    @property
+    def items(self) -> str:
+        return ITEM_NAMES.get(self.kind, "samples")
+
+    @property
+    def by_ending(self) -> bool:
+        """Only AmbiStory's plausibility stories come open-ended or with an ending."""
+        return self.kind == TaskKind.PLAUSIBILITY
+
+
+def kind_scale(kind: str) -> KindScale:
+    return KindScale(kind, *score_range(kind))
+
+
+def score_histogram(rows: Iterable[tuple[int, bool, int]], kind: str) -> dict:
+    """Counts of ``(score, is_open, n)`` rows on the kind's own scale: open-ended and ended
+    stories for plausibility, one series otherwise."""
+    scale = kind_scale(kind)
+    names: tuple[str, ...] = ("open-ended", "ended") if scale.by_ending else ("ratings",)
+    counts = {name: [0] * len(scale.labels) for name in names}
+    for score, is_open, n in rows:
+        name = names[0] if is_open or not scale.by_ending else names[1]
+        counts[name][score - scale.low] += n
+    return {
+        "labels": scale.labels,
+        "axis": f"{scale.name} ({scale.low}-{scale.high})",
+        "items": scale.items,
+        "series": [{"name": name, "values": values} for name, values in counts.items()],
+    }
 
 
 class RatingHistogram(Chart):
-    slug, title = "rating-histogram", "Ratings by score (open-ended vs ended stories)"
+    slug, title = "rating-histogram", "Ratings by score"
 
-    def data(self, params) -> dict:
-        form = sample_filter(params)
+    def data(self, form: SampleFilterForm, params) -> dict:
         is_open = ExpressionWrapper(Q(sample__story__ending=""), output_field=BooleanField())
-        counts = {True: [0] * 5, False: [0] * 5}
         rows = (
             form.ratings()
             .annotate(is_open=is_open)
@@ -46,27 +106,15 @@ class RatingHistogram(Chart):
             .annotate(n=Count("id"))
             .values_list("score", "is_open", "n")
         )
-        for score, open_, n in rows:
-            counts[bool(open_)][score - 1] += n
-        return {
-            "labels": LABELS,
-            "series": [
-                {"name": "open-ended", "values": counts[True]},
-                {"name": "ended", "values": counts[False]},
-            ],
-        }
+        return score_histogram(rows, form.task_kind)
 
 
 class HomonymSD(Chart):
     slug, title = "homonym-sd", "Mean SD of the ratings per homonym (highest 25)"
 
-    def data(self, params) -> dict:
-        form = sample_filter(params)
+    def data(self, form: SampleFilterForm, params) -> dict:
         stats = sample_stats(
-            form.samples(),
-            include_excluded=form.keep_excluded,
-            narrowed=form.filters_samples,
-            columns=("id", "story__setup__homonym_id"),
+            form.samples(), ratings=form.ratings(), columns=("id", "story__setup__homonym_id")
         )
         sd, homonym = stats.sd, stats.columns["story__setup__homonym_id"]
         known = ~np.isnan(sd)
@@ -82,15 +130,15 @@ class HomonymSD(Chart):
 
 class ModelVsHuman(Chart):
     slug, title, kind = "model-vs-human", "Prediction vs human mean", "scatter"
+    params = ("run",)
 
-    def data(self, params) -> dict:
-        run = ModelRun.objects.finished().filter(pk=_int(params.get("run"))).first()
+    def data(self, form: SampleFilterForm, params) -> dict:
+        run = ModelRun.objects.finished().filter(pk=id_param(params, "run")).first()
         if run is None:
             return {"points": [], "run": None}
         preds = predictions_by_run([run])[run.id]
         ids = sorted(preds)
         chosen = ids[:: max(1, len(ids) // MAX_POINTS)]  # evenly spread, deterministic
-        form = sample_filter(params)
         labels = labels_by_sample(form.ratings().filter(sample_id__in=chosen))
         points = [
             {
@@ -107,11 +155,11 @@ class ModelVsHuman(Chart):
 
 class LabelDistribution(Chart):
     slug, title = "label-distribution", "Rounded predictions vs rounded human means (%)"
+    params = ("part",)
 
-    def data(self, params) -> dict:
+    def data(self, form: SampleFilterForm, params) -> dict:
         part = params.get("part") if params.get("part") in ("open", "ended") else "all"
-        keep = sample_filter(params).keep_excluded
-        runs = leaderboard.runs_data(finished_runs(), include_excluded=keep)
+        runs = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
         dists = [(d.run, leaderboard.distributions(d)) for d in runs if d.labels]
         series = [{"name": run.name, "values": _percent(d[f"model_{part}"])} for run, d in dists]
         if dists:  # the humans of the first run's split
@@ -121,25 +169,19 @@ class LabelDistribution(Chart):
 
 class SetupHistograms(Chart):
     slug, title = "setup-histograms", "Ratings per cell of a setup"
+    params = ("setup",)
 
-    def data(self, params) -> dict:
-        setup_id = _int(params.get("setup")) or 0  # no setup: no ids match, empty cells
-        ratings = Rating.objects.filter(sample__story__setup_id=setup_id)
-        ratings = ratings if sample_filter(params).keep_excluded else ratings.valid()
-        cells: dict[int, list[int]] = {
-            sid: [0] * 5
-            for sid in Sample.objects.filter(story__setup_id=setup_id).values_list("id", flat=True)
-        }
+    def data(self, form: SampleFilterForm, params) -> dict:
+        setup_id = id_param(params, "setup") or 0  # no setup: no ids match, empty cells
+        samples = Sample.objects.filter(story__setup_id=setup_id)
+        kind = samples.values_list("split__dataset__task_kind", flat=True).first()
+        scope = replace(form.rating_scope, kind=kind) if kind else form.rating_scope
+        scale = kind_scale(scope.kind or form.task_kind)  # the setup's kind, not the default
+        ratings = scope.ratings(samples)
+        cells = {sid: [0] * len(scale.labels) for sid in samples.values_list("id", flat=True)}
         for sample_id, score in ratings.order_by().values_list("sample_id", "score"):
-            cells[sample_id][score - 1] += 1
-        return {"labels": LABELS, "cells": {str(k): v for k, v in cells.items()}}
-
-
-def _int(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
+            cells[sample_id][score - scale.low] += 1
+        return {"labels": scale.labels, "cells": {str(k): v for k, v in cells.items()}}
 
 
 def _percent(values: list[float]) -> list[float]:

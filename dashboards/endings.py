@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from django.db.models import QuerySet
 
-from annotations.models import Sample, Setup
+from annotations.models import Rating, Sample, Setup
 
 from .selectors import lookup, sample_stats
 
@@ -143,15 +143,11 @@ def _describe(values: np.ndarray) -> dict | None:
     return {"mean": float(values.mean()), "sd": float(values.std(ddof=1)), "n": len(values)}
 
 
-def ending_effects(
-    samples: QuerySet[Sample], *, include_excluded: bool = False, narrowed: bool = True
-) -> EndingEffects:
+def ending_effects(samples: QuerySet[Sample], *, ratings: QuerySet[Rating]) -> EndingEffects:
     """Every complete setup among the samples, non-separating ones first (2 queries, then
-    1 per page). ``narrowed``: whether ``samples`` is a strict subset of all samples."""
+    1 per page), from ``ratings`` (the page's scope)."""
     columns = ("id", "story__setup_id", "story_id", "sense_id", "open")
-    stats = sample_stats(
-        samples, include_excluded=include_excluded, narrowed=narrowed, columns=columns
-    )
+    stats = sample_stats(samples, ratings=ratings, columns=columns)
     c = stats.columns
     return EndingEffects(
         c["story__setup_id"], c["story_id"], c["sense_id"], c["open"].astype(bool), stats.mean

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, replace
 
 import numpy as np
 from django.core.paginator import Page, Paginator
 
 from ambisite.arrays import flat_array
-from annotations.models import Rating, Sample, Setup
+from annotations.models import Rating, RatingQuerySet, Sample, Setup, TaskKind
 from annotations.official import is_within_sd
+from annotations.scope import RatingScope
 from predictions.models import ModelRun, Prediction
 
 from .forms import SampleFilterForm
@@ -46,9 +48,7 @@ class ItemRow:
 
 
 def _stats(form: SampleFilterForm) -> SampleStats:
-    return sample_stats(
-        form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
-    )
+    return sample_stats(form.samples(), ratings=form.ratings())
 
 
 def _stat_order(form: SampleFilterForm, sort: str) -> list[int]:
@@ -79,10 +79,10 @@ def _error_order(form: SampleFilterForm, run: ModelRun) -> list[int]:
 def explorer_page(
     form: SampleFilterForm, *, sort: str, page: str | None, error_run: ModelRun | None
 ) -> tuple[Page, list[ItemRow], list[ModelRun]]:
-    """A page of samples (its stats in SQL), then the page's ratings and predictions: a
-    fixed number of queries, whatever the number of samples. Orders by a statistic are
-    found in numpy from per-sample score counts."""
-    qs = form.samples().with_related().with_stats(include_excluded=form.keep_excluded)
+    """A page of samples, then the page's ratings (in the page's scope, which also give
+    each sample's stats) and predictions: a fixed number of queries, whatever the number of
+    samples. Orders by a statistic are found in numpy from per-sample score counts."""
+    qs = form.samples().with_related()
     if sort in STAT_SORTS or (sort == "error" and error_run is not None):
         if sort == "error" and error_run is not None:
             order = _error_order(form, error_run)
@@ -91,43 +91,53 @@ def explorer_page(
         page_obj = Paginator(order, PER_PAGE).get_page(page)
         by_id = {s.id: s for s in qs.filter(id__in=list(page_obj.object_list))}
         samples = [by_id[i] for i in page_obj.object_list if i in by_id]
-        if sort == "error":
-            preds = dict(
-                Prediction.objects.filter(run=error_run, sample__in=samples).values_list(
-                    "sample_id", "score"
-                )
-            )
-            for sample in samples:
-                sd = max(sample.sd or 0.0, 1.0)
-                sample.rel_error = abs(preds[sample.id] - sample.mean) / sd
     else:
         paginator = Paginator(qs.order_by("split_id", "position"), PER_PAGE)
-        paginator.count = form.samples().count()  # the count needs no aggregation
+        paginator.count = form.samples().count()  # the count needs no joins
         page_obj = paginator.get_page(page)
         samples = list(page_obj.object_list)
-    rows, runs = rows_for(samples, include_excluded=form.keep_excluded)
+    rows, runs = rows_for(samples, ratings=form.ratings())
+    if sort == "error" and error_run is not None:
+        preds = dict(
+            Prediction.objects.filter(run=error_run, sample__in=samples).values_list(
+                "sample_id", "score"
+            )
+        )
+        for sample in samples:
+            sd = max(sample.sd or 0.0, 1.0)
+            sample.rel_error = abs(preds[sample.id] - sample.mean) / sd
     return page_obj, rows, runs
 
 
-def rows_for(samples: list[Sample], *, include_excluded: bool) -> tuple[list[ItemRow], list]:
-    """Ratings and every finished run's prediction for the given samples (3 queries)."""
-    ratings = Rating.objects.filter(sample__in=samples).order_by("sample_id", "position", "id")
-    if not include_excluded:
-        ratings = ratings.valid()
+def _attach_stats(sample: Sample, ratings: list[Rating]) -> None:
+    """``n_ratings``, ``mean``, ``sd`` (sample SD, None below two) and ``n_nonsensical`` of
+    the sample's ratings in scope, as ``with_stats`` would annotate them."""
+    scores = [r.score for r in ratings]
+    sample.n_ratings = len(scores)  # type: ignore[attr-defined]  # page-only attributes
+    sample.mean = sum(scores) / len(scores) if scores else None  # type: ignore[attr-defined]
+    sample.sd = statistics.stdev(scores) if len(scores) > 1 else None  # type: ignore[attr-defined]
+    sample.n_nonsensical = sum(r.nonsensical for r in ratings)  # type: ignore[attr-defined]
+
+
+def rows_for(samples: list[Sample], *, ratings: RatingQuerySet) -> tuple[list[ItemRow], list]:
+    """Ratings in scope and every finished run's prediction for the given samples (3
+    queries); each sample gets the stats of its ratings in scope."""
     by_sample: dict[int, list[Rating]] = {}
-    for rating in ratings:
+    for rating in ratings.filter(sample__in=samples).order_by("sample_id", "position", "id"):
         by_sample.setdefault(rating.sample_id, []).append(rating)
     runs = [r for r in finished_runs() if any(s.split_id == r.split_id for s in samples)]
     preds = predictions_by_run(runs, [s.id for s in samples])
     rows = []
     for sample in samples:
-        labels = [r.score for r in by_sample.get(sample.id, [])]
+        mine = by_sample.get(sample.id, [])
+        _attach_stats(sample, mine)
+        labels = [r.score for r in mine]
         cells = []
         for run in runs:
             value = preds[run.id].get(sample.id)
             inside = is_within_sd(value, labels) if value is not None and labels else None
             cells.append(Cell(run, value, inside))
-        rows.append(ItemRow(sample, by_sample.get(sample.id, []), cells))
+        rows.append(ItemRow(sample, mine, cells))
     return rows, runs
 
 
@@ -138,6 +148,7 @@ class SetupGrid:
     stories: list  # open-ended first, then the endings in id order
     cells: dict  # (story_id, sense_id) -> ItemRow
     runs: list[ModelRun]
+    kind: str  # the setup's task kind (its ratings' scale)
 
     def grid(self) -> list[tuple]:
         """Rows of ``(sense, [ItemRow or None per story])`` for the template."""
@@ -147,21 +158,22 @@ class SetupGrid:
         ]
 
 
-def setup_grid(setup_id: int, *, include_excluded: bool = False) -> SetupGrid | None:
-    """The 2 senses x 3 story variants of one setup (5 queries)."""
+def setup_grid(setup_id: int, *, scope: RatingScope) -> SetupGrid | None:
+    """The 2 senses x 3 story variants of one setup (5 queries), with the ratings of the
+    scope (of the setup's own task kind)."""
     setup = Setup.objects.select_related("homonym").filter(pk=setup_id).first()
     if setup is None:
         return None
     samples = list(
         Sample.objects.filter(story__setup=setup)
         .with_related()
-        .with_stats(include_excluded=include_excluded)
         .order_by("story_id", "sense_id", "split_id")
     )
-    rows, runs = rows_for(samples, include_excluded=include_excluded)
+    kind = samples[0].split.dataset.task_kind if samples else scope.kind
+    rows, runs = rows_for(samples, ratings=replace(scope, kind=kind).ratings())
     senses = sorted({s.sense.id: s.sense for s in samples}.values(), key=lambda s: s.id)
     stories = sorted(
         {s.story.id: s.story for s in samples}.values(), key=lambda st: (bool(st.ending), st.id)
     )
     cells = {(row.sample.story_id, row.sample.sense_id): row for row in rows}
-    return SetupGrid(setup, senses, stories, cells, runs)
+    return SetupGrid(setup, senses, stories, cells, runs, kind or TaskKind.PLAUSIBILITY)

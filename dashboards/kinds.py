@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from annotations.metrics import RatingTable, krippendorff_alpha, mean_sd
 from annotations.metrics_relatedness import (
@@ -23,8 +23,16 @@ from annotations.metrics_relatedness import (
     LeaveOneOut,
     leave_one_annotator_out,
 )
-from annotations.models import Rating, Sample, SenseCandidate, SentencePair, Split, TaskKind
+from annotations.models import (
+    RatingQuerySet,
+    Sample,
+    SenseCandidate,
+    SentencePair,
+    Split,
+    TaskKind,
+)
 from annotations.official import spearman
+from annotations.scope import RatingScope
 from predictions.evaluation_kinds import RAWC_REPORTED, residuals_by_group
 from predictions.models import ModelRun, Prediction
 
@@ -59,14 +67,14 @@ def _group(pair: SentencePair) -> str:
     return f"{'same' if pair.same_sense else 'different'} sense, {pair.ambiguity_type}"
 
 
-def relatedness_view(split: Split) -> RelatednessView:
-    ratings = list(
-        Rating.objects.valid()
-        .filter(sample__split=split)
-        .values_list("sample_id", "rater_id", "score")
-    )
+def relatedness_view(split: Split, scoped: RatingQuerySet) -> RelatednessView:
+    """``scoped``: the split's ratings in the page's scope."""
+    ratings = list(scoped.values_list("sample_id", "rater_id", "score"))
     table = RatingTable.from_rows(ratings)
-    means = {s.pk: s.mean for s in Sample.objects.filter(split=split).with_stats()}
+    scores: dict[int, list[int]] = {}
+    for sample_id, _, score in ratings:
+        scores.setdefault(sample_id, []).append(score)
+    means = {pk: sum(v) / len(v) for pk, v in scores.items()}
     pairs = [
         p
         for p in SentencePair.objects.filter(sample__split=split)
@@ -137,9 +145,9 @@ PANEL = 120  # px, the side of one sense-map panel
 MARGIN = 8
 
 
-def _crowd(split: Split, gold: dict[int, int], sets: dict[int, str]) -> dict | None:
-    """The participants' accuracy against gold, overall and per set (valid ratings)."""
-    rows = Rating.objects.valid().filter(sample__split=split).values_list("sample_id", "score")
+def _crowd(scoped: RatingQuerySet, gold: dict[int, int], sets: dict[int, str]) -> dict | None:
+    """The participants' accuracy against gold, overall and per set (ratings in scope)."""
+    rows = scoped.values_list("sample_id", "score")
     hits: dict[str, list[int]] = {}
     for sample_id, score in rows:
         if sample_id in gold:
@@ -195,7 +203,7 @@ def _panels(
     return panels
 
 
-def sense_choice_view(split: Split) -> SenseChoiceView:
+def sense_choice_view(split: Split, scoped: RatingQuerySet) -> SenseChoiceView:
     samples = list(
         Sample.objects.filter(split=split).values_list(
             "pk", "item_set", "story__setup__homonym__form"
@@ -218,14 +226,33 @@ def sense_choice_view(split: Split) -> SenseChoiceView:
         n_items=len(samples),
         sets=dict(sorted(counts.items())),
         runs=runs,
-        crowd=_crowd(split, gold, sets),
+        crowd=_crowd(scoped, gold, sets),
         panels=_panels(probe, gold_key, words, sets, gold),
         senses=sorted(set(gold_key.values())),
     )
 
 
-def kind_views() -> tuple[list[RelatednessView], list[SenseChoiceView]]:
+def _in_scope(scope: RatingScope, split: Split) -> RatingQuerySet:
+    return replace(scope, kind=split.dataset.task_kind, splits=(split,)).ratings()
+
+
+def kind_views(scope: RatingScope) -> tuple[list[RelatednessView], list[SenseChoiceView]]:
+    """Every relatedness and sense-choice split (the scope's, when it names some), with the
+    ratings of the scope (a study's own, valid ones unless the flags say otherwise)."""
     splits = Split.objects.select_related("dataset").order_by("dataset__name", "name")
-    related = [relatedness_view(s) for s in splits.filter(dataset__task_kind=TaskKind.RELATEDNESS)]
-    chosen = [sense_choice_view(s) for s in splits.filter(dataset__task_kind=TaskKind.SENSE_CHOICE)]
+    if scope.splits:
+        splits = splits.filter(pk__in=[s.pk for s in scope.splits])
+    related = [
+        relatedness_view(s, _in_scope(scope, s))
+        for s in splits.filter(dataset__task_kind=TaskKind.RELATEDNESS)
+    ]
+    chosen = [
+        sense_choice_view(s, _in_scope(scope, s))
+        for s in splits.filter(dataset__task_kind=TaskKind.SENSE_CHOICE)
+    ]
     return related, chosen
+
+
+def scope_text(scope: RatingScope) -> str:
+    """The page's scope in words (each split is read with its own kind)."""
+    return replace(scope, kind=None).describe(kind_label="relatedness and sense choice")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ambisite.arrays import flat_array
-from annotations.models import Rating, Sample, Split
+from annotations.models import Rating, RatingQuerySet, Sample, Split
 from annotations.reference import LabelChanges, split_label_changes
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
@@ -46,12 +46,13 @@ class RunRow:
         return self.data.run
 
 
-def runs_data(runs: list[ModelRun], *, include_excluded: bool = False) -> list[RunData]:
-    """Four queries in all, whatever the number of runs and samples."""
+def runs_data(runs: list[ModelRun], *, ratings: RatingQuerySet | None = None) -> list[RunData]:
+    """Four queries in all, whatever the number of runs and samples. ``ratings``: the human
+    labels to score against (the page's scope; valid ratings by default)."""
     if not runs:
         return []
     splits = {r.split_id for r in runs}
-    ratings = Rating.objects.all() if include_excluded else Rating.objects.valid()
+    ratings = Rating.objects.valid() if ratings is None else ratings
     if Split.objects.exclude(id__in=splits).exists():  # else the join would filter nothing
         ratings = ratings.filter(sample__split__in=splits)
     rated, counts = sample_counts(ratings)

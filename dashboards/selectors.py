@@ -22,13 +22,16 @@ from django.db.models import (
 
 from ambisite.arrays import flat_array
 from annotations.metrics import RatingTable, compact, dot
-from annotations.models import SCORE_MAX, SCORE_MIN, Rater, Rating, Sample
+from annotations.models import GRADED_KINDS, Rater, Rating, Sample, score_range
 from predictions.models import ModelRun, Prediction
 
 OPEN_FLAG = Case(
     When(story__ending="", then=Value(1)), default=Value(0), output_field=IntegerField()
 )
-SCALE = np.arange(SCORE_MIN, SCORE_MAX + 1, dtype=float)
+# Every graded kind's scores (plausibility 1-5, relatedness 0-4): a kind's unused values
+# count 0, so one set of columns serves every kind without dropping a score.
+_RANGES = [score_range(kind) for kind in GRADED_KINDS]
+SCALE = np.arange(min(r[0] for r in _RANGES), max(r[1] for r in _RANGES) + 1, dtype=float)
 
 
 def rating_table(ratings: QuerySet[Rating], samples: QuerySet[Sample]) -> RatingTable:
@@ -118,13 +121,12 @@ class SampleStats:
 
 
 def sample_stats(
-    samples: QuerySet[Sample], *, include_excluded: bool, narrowed: bool, columns=("id",)
+    samples: QuerySet[Sample], *, ratings: QuerySet[Rating], columns=("id",)
 ) -> SampleStats:
     """Two queries: the samples' ``columns`` (``id`` first; ``open`` is 1 for an open-ended
-    story) and per-sample score counts of their ratings, what ``with_stats`` aggregates.
-    ``narrowed``: whether ``samples`` is a strict subset (else no semi-join is needed)."""
-    ratings = Rating.objects.all() if include_excluded else Rating.objects.valid()
-    rated, counts = sample_counts(ratings.filter(sample__in=samples) if narrowed else ratings)
+    story) and per-sample score counts of ``ratings`` (the scope's: they must hold only
+    ratings of ``samples``, or of samples the frame ignores)."""
+    rated, counts = sample_counts(ratings)
     query = samples.order_by("split_id", "position").annotate(open=OPEN_FLAG)
     frame = flat_array(query.values_list(*columns), len(columns))
     aligned = np.zeros((len(frame), len(SCALE)), np.int64)

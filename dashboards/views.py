@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from urllib.parse import parse_qsl
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -19,7 +20,7 @@ from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
 
 from . import annotators, endings, items, kinds, leaderboard
-from .charts import CHARTS
+from .charts import CHARTS, kind_scale
 from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, sample_filter
 from .selectors import finished_runs
@@ -53,10 +54,12 @@ def _int(value, default: int, low: int, high: int) -> int:
 @researcher_required
 def agreement(request):
     form = sample_filter(request.GET)
+    scale = kind_scale(form.task_kind)
     context = {
         "form": form,
         "query": form.query_string(),
         "scope": form.scope(),
+        "scale": scale,
         **agreement_for(form),
     }
     return render(request, "dashboards/agreement.html", {**context, "tab": "agreement"})
@@ -64,15 +67,16 @@ def agreement(request):
 
 @researcher_required
 def agreement_json(request):
-    form = sample_filter(request.GET)
+    form = sample_filter(request.GET, known=("boot", "seed"))
     n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
     seed = _int(request.GET.get("seed"), 0, 0, 2**31)
-    return JsonResponse(_clean(agreement_for(form, n_boot=n_boot, seed=seed)))
+    found = agreement_for(form, n_boot=n_boot, seed=seed)
+    return JsonResponse(_clean({**found, "scope": form.rating_scope.describe()}))
 
 
 @researcher_required
 def item_explorer(request):
-    form = sample_filter(request.GET)
+    form = sample_filter(request.GET, known=("run", "sort", "page"))
     run_id = id_param(request.GET, "run")
     error_run = ModelRun.objects.finished().filter(pk=run_id).first() if run_id else None
     sort = request.GET.get("sort", "sd")
@@ -86,6 +90,7 @@ def item_explorer(request):
         "runs": runs,
         "sort": sort,
         "error_run": error_run,
+        "scope": form.scope(),
         "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
         "query": _query_without_page(request),
     }
@@ -95,17 +100,23 @@ def item_explorer(request):
 @researcher_required
 def setup_view(request, setup_id: int):
     form = sample_filter(request.GET)
-    grid = items.setup_grid(setup_id, include_excluded=form.keep_excluded)
+    grid = items.setup_grid(setup_id, scope=form.rating_scope)
     if grid is None:
         raise Http404("No such setup")
-    context = {"grid": grid, "form": form, "query": form.query_string()}
+    context = {
+        "grid": grid,
+        "form": form,
+        "query": form.query_string(),
+        "scope": form.scope(),
+        "scale": kind_scale(grid.kind),
+    }
     return render(request, "dashboards/setup.html", {**context, "tab": "items"})
 
 
 @researcher_required
 def leaderboard_page(request):
-    form = sample_filter(request.GET)
-    data = leaderboard.runs_data(finished_runs(), include_excluded=form.keep_excluded)
+    form = sample_filter(request.GET, known=("a", "b"))
+    data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
     by_id = {str(d.run.id): d for d in data}
     a, b = by_id.get(request.GET.get("a", "")), by_id.get(request.GET.get("b", ""))
     context = {
@@ -116,39 +127,47 @@ def leaderboard_page(request):
         "run_a": a.run if a and b else None,
         "run_b": b.run if a and b else None,
         "query": form.query_string(),
+        "scope": form.scope(),
+        "scope_hidden": parse_qsl(form.query_string()),
     }
     return render(request, "dashboards/leaderboard.html", {**context, "tab": "leaderboard"})
 
 
 @researcher_required
 def leaderboard_json(request):
-    keep = sample_filter(request.GET).keep_excluded
+    form = sample_filter(request.GET, known=("boot",))
     n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
-    data = leaderboard.runs_data(finished_runs(), include_excluded=keep)
-    found = leaderboard.intervals(data, n_boot=n_boot)
-    return JsonResponse(_clean({"n_boot": n_boot, "runs": {str(k): v for k, v in found.items()}}))
+    data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
+    found = {str(k): v for k, v in leaderboard.intervals(data, n_boot=n_boot).items()}
+    scope = form.rating_scope.describe()
+    return JsonResponse(_clean({"n_boot": n_boot, "runs": found, "scope": scope}))
 
 
 @researcher_required
 def task_kinds(request):
     """Relatedness and sense choice: human figures and runs, scored by kind."""
-    relatedness, sense_choice = kinds.kind_views()
-    context = {"relatedness": relatedness, "sense_choice": sense_choice, "panel": kinds.PANEL}
+    form = sample_filter(request.GET)
+    relatedness, sense_choice = kinds.kind_views(form.rating_scope)
+    context = {
+        "relatedness": relatedness,
+        "sense_choice": sense_choice,
+        "panel": kinds.PANEL,
+        "scope_text": kinds.scope_text(form.rating_scope),
+    }
     return render(request, "dashboards/kinds.html", {**context, "tab": "kinds"})
 
 
 @researcher_required
 def ending_effects(request):
-    form = sample_filter(request.GET)
-    effects = endings.ending_effects(
-        form.samples(), include_excluded=form.keep_excluded, narrowed=form.filters_samples
-    )
+    form = sample_filter(request.GET, known=("page",))
+    effects = endings.ending_effects(form.samples(), ratings=form.ratings())
     paginator = Paginator(effects, 50)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))
     context = {
         "form": form,
         "page": page,
         "summary": effects.summary(),
+        "scope": form.scope(),
         "query": _query_without_page(request),
     }
     return render(request, "dashboards/endings.html", {**context, "tab": "endings"})
@@ -156,7 +175,7 @@ def ending_effects(request):
 
 @researcher_required
 def annotator_quality(request):
-    form = sample_filter(request.GET)
+    form = sample_filter(request.GET, known=("page",))
     rows = annotators.rater_rows(form.ratings())
     paginator = Paginator(rows, 100)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))

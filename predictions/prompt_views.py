@@ -9,6 +9,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
 from ambisite.access import researcher_required
+from ambisite.http import attachment
 from ambisite.query import id_param
 from annotations.models import Sample, Split, TaskKind
 
@@ -94,5 +95,5 @@ def prompt_detail(request, prompt_id: str):
 def prompt_download(request, prompt_id: str):
     prompt = _prompt_or_404(prompt_id)
     response = HttpResponse(prompt.to_json(), content_type="application/json; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{prompt.id}.json"'
+    response["Content-Disposition"] = attachment(f"{prompt.id}.json")
     return response

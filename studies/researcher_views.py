@@ -12,8 +12,10 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
+from ambisite.http import attachment
 from ambisite.query import id_param
 from annotations.models import Sample
+from annotations.scope import refuse_unknown
 
 from . import monitoring, selectors, services
 from .adaptive import RULE
@@ -168,11 +170,12 @@ def study_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     """The study's samples with the texts it shows and the study's own valid ratings of
     them, in AmbiStory JSON (the import format). ``?ratings=all`` adds every other rating of
     those texts (imports, other studies); ``?include_excluded=1`` keeps excluded raters'."""
+    refuse_unknown(request.GET, ("ratings", "include_excluded"))
     study = get_object_or_404(Study, pk=pk)
     include = request.GET.get("include_excluded") == "1"
     every = request.GET.get("ratings") == "all"
     rows = iter_study_ambistory_json(study, include_excluded=include, every=every)
     response = StreamingHttpResponse(rows, content_type="application/json")
     suffix = "-all-ratings" if every else ""
-    response["Content-Disposition"] = f'attachment; filename="{study.slug}{suffix}.json"'
+    response["Content-Disposition"] = attachment(f"{study.slug}{suffix}.json")
     return response

@@ -34,6 +34,7 @@ from annotations.sensechoice import TARGET
 
 from . import shown_texts
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
+from .scope import own_ratings
 
 
 @dataclass
@@ -417,9 +418,8 @@ def attention_failures(study: Study) -> QuerySet[AttentionAnswer]:
 
 
 def study_ratings(study: Study) -> RatingQuerySet:
-    """The ratings given in this study: by its own participants (imported ratings and other
-    studies' ratings of the same samples are not the study's)."""
-    return Rating.objects.filter(rater__participant__study=study)
+    """The ratings given in this study (the rule: :func:`studies.scope.own_ratings`)."""
+    return Rating.objects.filter(own_ratings(study.pk))
 
 
 def study_samples_with_stats(study: Study) -> SampleQuerySet:

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite.access import researcher_required
+from ambisite.http import attachment
 from ambisite.request_body import accepts_upload
 from studies.models import Study
 
@@ -331,7 +332,7 @@ def _rating_study(request, form, chosen: list[int]) -> Study | None:
 def export(request: HttpRequest) -> StreamingHttpResponse:
     """Every sentence, precontext, ending and review decision with its provenance (JSON)."""
     response = StreamingHttpResponse(exporters.iter_writing_json(), content_type="application/json")
-    response["Content-Disposition"] = 'attachment; filename="writing.json"'
+    response["Content-Disposition"] = attachment("writing.json")
     return response
 
 

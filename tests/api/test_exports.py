@@ -63,7 +63,7 @@ def test_it_exports_ratings_as_csv_with_a_header(api, small_split, participant):
     rows = list(csv.DictReader(io.StringIO(streamed(response).decode())))
     assert len(rows) == 61
     assert rows[0]["rater_excluded"] == "false" and rows[0]["score"] == "1"
-    assert api.get("/api/v1/exports/ratings.csv", {"split": "train"}).status_code == 200
+    assert api.get("/api/v1/exports/ratings.csv", {"split": "train"}).status_code == 404
 
 
 def test_it_gives_non_researchers_nothing(non_researchers, small_split, participant):

@@ -1,0 +1,34 @@
+"""Studies in the rating scope (:mod:`annotations.scope`): which study a ``study=``
+parameter names and which ratings and samples are its own."""
+
+from __future__ import annotations
+
+from django.db.models import Q
+
+from annotations.scope import ScopeStudy
+
+from .models import Study
+
+
+def own_ratings(study_id: int) -> Q:
+    """On ``Rating``: the ratings given in the study, by its own participants (imported
+    ratings and other studies' ratings of the same samples are not the study's)."""
+    return Q(rater__participant__study_id=study_id)
+
+
+def find_study(value: str) -> ScopeStudy | None:
+    """The study with this id, else with this slug; None when neither exists."""
+    study = None
+    if value.isascii() and value.isdigit() and len(value) < 19:
+        study = Study.objects.filter(pk=int(value)).first()
+    study = study or Study.objects.filter(slug=value).first()
+    if study is None:
+        return None
+    return ScopeStudy(
+        pk=study.pk,
+        slug=study.slug,
+        title=study.title,
+        task_kind=study.task_kind,
+        ratings=own_ratings(study.pk),
+        samples=Q(studies=study.pk),
+    )
