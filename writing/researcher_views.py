@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from ambisite.access import researcher_required
 from ambisite.http import attachment
 from ambisite.request_body import accepts_upload
+from annotations.scope import refuse_unknown
 from studies.models import Study
 
 from . import defaults, exporters, importers, review, rules, selectors, services
@@ -331,6 +332,7 @@ def _rating_study(request, form, chosen: list[int]) -> Study | None:
 @researcher_required
 def export(request: HttpRequest) -> StreamingHttpResponse:
     """Every sentence, precontext, ending and review decision with its provenance (JSON)."""
+    refuse_unknown(request.GET, ())  # it takes none: a filter would be silently ignored
     response = StreamingHttpResponse(exporters.iter_writing_json(), content_type="application/json")
     response["Content-Disposition"] = attachment("writing.json")
     return response
