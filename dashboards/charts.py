@@ -86,7 +86,9 @@ def score_histogram(rows: Iterable[tuple[int, bool, int]], kind: str) -> dict:
         name = names[0] if is_open or not scale.by_ending else names[1]
         counts[name][score - scale.low] += n
     return {
+        "title": f"Ratings by {scale.name}",
         "labels": scale.labels,
+        "scale_name": scale.name,
         "axis": f"{scale.name} ({scale.low}-{scale.high})",
         "items": scale.items,
         "series": [{"name": name, "values": values} for name, values in counts.items()],

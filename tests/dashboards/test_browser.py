@@ -136,7 +136,7 @@ def test_the_agreement_charts_have_axis_titles_and_their_numbers_as_tables(
     log_in(page, live_server, "/dashboards/")
     page.wait_for_function(CHART_READY, arg="chart-histogram")
     page.wait_for_function(CHART_READY, arg="chart-homonym-sd")
-    assert axis_titles(page, "chart-histogram") == ["score", "ratings"]
+    assert axis_titles(page, "chart-histogram") == ["score (1-5)", "ratings"]  # the kind's scale
     assert axis_titles(page, "chart-homonym-sd") == ["homonym", "mean SD of a sample's ratings"]
     page.click("figure:has(#chart-histogram) summary")
     rows = page.locator("[data-numbers-for=chart-histogram] tbody tr")

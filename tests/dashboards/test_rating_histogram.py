@@ -25,6 +25,7 @@ def test_the_histogram_of_a_rawc_split_runs_from_0_to_4_and_counts_each_score(ra
     payload = CHARTS["rating-histogram"].payload(QueryDict(f"split={rawc.pk}"))
     assert payload["labels"] == [0, 1, 2, 3, 4]
     assert payload["axis"] == "relatedness (0-4)" and payload["items"] == "sentence pairs"
+    assert payload["title"] == "Ratings by relatedness"
     ratings = Rating.objects.valid().filter(sample__split=rawc)
     expected = [ratings.filter(score=v).count() for v in range(5)]
     assert expected[0] > 0  # the data hold zeros: they must land on 0

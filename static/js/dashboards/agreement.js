@@ -5,8 +5,8 @@
   const fmt = (v) => (v === null || v === undefined ? "—" : v.toFixed(3));
 
   function bar(canvas, data, stacked, axes) {
+    ChartTable.fromSeries(canvas, data, data.scale_name || axes.x);
     axes = { ...axes, x: data.axis || axes.x }; // the kind's own scale, e.g. relatedness (0-4)
-    ChartTable.fromSeries(canvas, data, axes.x);
     return new Chart(canvas, {
       type: "bar",
       data: {
