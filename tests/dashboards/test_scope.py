@@ -23,7 +23,10 @@ pytestmark = pytest.mark.django_db
 OWN = {"S1": [5] * 6, "S2": [5] * 6, "S3": [4] * 6}  # the study's: 18 ratings, 4 or 5
 N_OWN = 18
 # Addresses that count no ratings: they take no scope, but refuse unknown parameters too.
-NO_RATINGS = {"export-run-predictions", "export-run-codabench", "writing:export"}
+WUG_EXPORTS = ("uses", "judgments", "clusters", "scores")
+NO_RATINGS = {"export-run-predictions", "export-run-codabench", "writing:export"} | {
+    f"wug-export-{what}" for what in WUG_EXPORTS
+}
 POST_ONLY = {"dashboards:rater_exclusion"}
 
 
@@ -96,6 +99,7 @@ def url_of(name: str, world) -> str:
         "export-run-codabench": f"/api/v1/runs/{run.pk}/codabench.zip?",
         "studies:export": f"/studies/{study.pk}/export.json?",
         "writing:export": "/writing/export.json?",
+        **{f"wug-export-{w}": f"/api/v1/wug/exports/{w}.jsonl?" for w in WUG_EXPORTS},
     }[name]
 
 
