@@ -51,6 +51,7 @@ class ScopeStudy:
     task_kind: str
     ratings: Q  # on Rating: the study's own participants' ratings
     samples: Q  # on Sample: the study's samples
+    current: Q  # on Rating: given on the texts the study shows (its own corrections too)
 
 
 StudyFinder = Callable[[str], "ScopeStudy | None"]
@@ -133,13 +134,14 @@ class RatingScope:
         return qs
 
     def validity(self, ratings: RatingQuerySet) -> RatingQuerySet:
-        """The model's own rules (``valid``/``current``), loosened as the flags say."""
-        if not self.include_excluded and not self.include_outdated:
+        """The model's own rules (``valid``/``current``), loosened as the flags say; with a
+        study, "current" is the study's (the texts it shows, its own corrections included)."""
+        if self.study is None and not self.include_excluded and not self.include_outdated:
             return ratings.valid()
         if not self.include_excluded:
-            return ratings.exclude(rater__in=Rater.objects.excluded())
+            ratings = ratings.exclude(rater__in=Rater.objects.excluded())
         if not self.include_outdated:
-            return ratings.current()
+            ratings = ratings.filter(self.study.current) if self.study else ratings.current()
         return ratings
 
     def params(self) -> dict[str, str]:

@@ -8,6 +8,7 @@ from django.db.models import Q
 from annotations.scope import ScopeStudy
 
 from .models import Study
+from .shown_texts import current_in_study
 
 
 def own_ratings(study_id: int) -> Q:
@@ -31,4 +32,5 @@ def find_study(value: str) -> ScopeStudy | None:
         task_kind=study.task_kind,
         ratings=own_ratings(study.pk),
         samples=Q(studies=study.pk),
+        current=current_in_study(study.pk),
     )

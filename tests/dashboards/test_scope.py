@@ -272,3 +272,28 @@ def test_a_bad_scope_value_is_refused_naming_the_parameter(researcher_client, wo
         assert response.status_code == 400 and named in response.content, url
     response = researcher_client.get("/api/v1/exports/ratings.jsonl?" + query)
     assert response.status_code in (400, 404) and named in response.content
+
+
+def test_with_a_study_its_own_corrected_text_decides_which_ratings_are_current(
+    researcher_client, world
+):
+    """A correction made in the study outdates its ratings of the old text (for the study
+    only) and counts those given on the text it shows now."""
+    from annotations.models import Rating
+    from studies.text_corrections import sample_texts_correct
+
+    study = world["study"]
+    sample = world["split"].samples.exclude(story__ending="").order_by("position").first()
+    sample_texts_correct(study=study, sample=sample, texts={"ending": "A new ending."})
+    rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym="S4")
+    Participant.objects.create(study=study, rater=rater, prolific_pid="pilot-P9")
+    Rating.objects.create(sample=sample, rater=rater, score=3, story_version=2)
+
+    def counted(**extra) -> int:
+        params = {"study": "pilot", **extra}
+        return researcher_client.get("/dashboards/agreement.json", params).json()["n_ratings"]
+
+    assert counted() == N_OWN - 6 + 1  # the story's two senses x 3 old ratings out, S4 in
+    assert counted(include_outdated="1") == N_OWN + 1
+    everyone = researcher_client.get("/dashboards/agreement.json").json()["n_ratings"]
+    assert everyone == 30 + N_OWN + 6  # the reference labels: S4's rating is not one of them
