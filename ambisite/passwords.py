@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import backends
+from django.contrib.auth.forms import AuthenticationForm
 from django.core import checks
 from django.core.exceptions import ValidationError
 
@@ -42,6 +43,20 @@ class ModelBackend(backends.ModelBackend):
         if not settings.DEBUG and is_known_password(password):
             return None
         return super().authenticate(request, username=username, password=password, **kwargs)
+
+
+class LoginForm(AuthenticationForm):
+    """The login page's form: with DEBUG off the demo password gets its own message (it is
+    public, so saying so gives nothing away) instead of "enter a correct password"."""
+
+    def clean(self):
+        if not settings.DEBUG and is_known_password(self.cleaned_data.get("password")):
+            raise ValidationError(
+                "The demo password is refused on this site. A researcher sets another with "
+                "manage.py changepassword (or ensure_researcher for a new login).",
+                code="password_published",
+            )
+        return super().clean()
 
 
 @checks.register(checks.Tags.security, deploy=True)

@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from ambisite.health import healthz
+from ambisite.passwords import LoginForm
 from ambisite.views import favicon
 from studies.urls import participant_patterns
 from writing.urls import writer_patterns
@@ -12,7 +13,11 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("favicon.ico", favicon, name="favicon"),
     path("admin/", admin.site.urls),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=LoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/v1/", include("ambisite.api_urls")),
     path("api/", include("ambisite.site_urls")),

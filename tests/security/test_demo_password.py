@@ -8,6 +8,7 @@ from django.contrib.auth import password_validation
 from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 
+from ambisite.passwords import ModelBackend
 from ambisite.published import DEMO_PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +35,9 @@ def test_an_account_with_the_demo_password_cannot_log_in_with_debug_off(
     settings.DEBUG = False
     refused = client.post("/accounts/login/", {"username": "demo", "password": DEMO_PASSWORD})
     assert refused.status_code == 200 and "_auth_user_id" not in client.session
+    assert "The demo password is refused on this site" in refused.content.decode()
+    backend = ModelBackend()  # the admin's login and any other caller of authenticate()
+    assert backend.authenticate(None, username="demo", password=DEMO_PASSWORD) is None
     settings.DEBUG = True
     allowed = client.post("/accounts/login/", {"username": "demo", "password": DEMO_PASSWORD})
     assert allowed.status_code == 302 and client.session["_auth_user_id"] == str(user.pk)
