@@ -10,10 +10,12 @@ listed in ``NOT_PAGES``, so a new page cannot slip through untested.
 from __future__ import annotations
 
 import re
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
-from tests.conftest import CONFORMANCE, SCREENSHOTS, screenshot
+from tests.conftest import CONFORMANCE, ROOT, SCREENSHOTS, screenshot
 from tests.test_access_matrix import SITE, all_routes, rule_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -25,6 +27,8 @@ NOT_PAGES = {
     "dashboards:agreement_json",
     "dashboards:leaderboard_json",
     "dashboards:chart",
+    "wug:graph",
+    "wug:annotate",
     "prompts:download",
     "runs:progress",
     "runs:start",
@@ -103,6 +107,7 @@ def world(researcher, dev_json):
     from tests.writing.helpers import writing_world
 
     written = writing_world(researcher)
+    call_command("import_wug", str(ROOT / "data" / "wug" / "uug" / "Aufkommen"), stdout=StringIO())
     prompt = max(all_prompts(), key=lambda p: len(p.user))
     values = {  # "pk" by route-name prefix, the longer prefix first
         "pair_pk": written["pair_pk"],
@@ -119,6 +124,7 @@ def world(researcher, dev_json):
         "participant_pk": finished.pk,
         "sample_pk": study.samples.order_by("id").first().pk,
         "slug": "rating-histogram",
+        "name": "Aufkommen",
     }
     # the same page in other states, beside the one the URL conf's parameters give
     more = {
