@@ -20,7 +20,7 @@ class ParticipantAdmin(admin.ModelAdmin):
     list_select_related = ("rater", "study")
     raw_id_fields = ("rater",)
     exclude = ("prolific_pid", "prolific_study_id", "prolific_session_id", "resume_hash")
-    readonly_fields = ("qualification_answers",)
+    readonly_fields = ("qualification_draw", "qualification_answers")
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -17,7 +17,8 @@ class StudySerializer(serializers.ModelSerializer):
             "id", "slug", "title", "status", "task_kind", "activity", "ratings_per_sample",
             "adaptive", "max_ratings_per_sample", "target_width", "rating_budget",
             "samples_per_participant",
-            "attention_checks_per_batch", "time_limit_minutes", "guidelines", "contact",
+            "attention_checks_per_batch", "questions_per_participant", "time_limit_minutes",
+            "guidelines", "contact",
             "n_samples", "n_participants", "created_at",
         ]  # fmt: skip
         read_only_fields = fields
