@@ -76,3 +76,34 @@ def test_an_ending_edited_during_an_open_study_is_rated_anew_and_old_ratings_sho
     assert "outdated" in rows.nth(0).text_content() and "1.1.1" in rows.nth(0).text_content()
     assert "current text" in rows.nth(1).text_content() and "1.2.1" in rows.nth(1).text_content()
     assert staff.locator("#text-history tbody tr").count() == 1
+
+
+def test_the_reference_edit_is_confirmed_with_its_label_count_on_a_phone_with_the_keyboard(
+    browser, live_server, researcher
+):
+    """The reference-edit page at 390x844: the first step shows the number of labels that
+    change (announced as a status), the keyboard confirms it, and the study page says so."""
+    study = open_study(1, per_participant=1, ratings=1, checks=0, slug="reference")
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    rate_all(participant)
+    rated = Rating.objects.get(rater=participant.rater).sample
+    staff = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    log_in(staff, live_server, f"/studies/{study.pk}/samples/{rated.pk}/texts/")
+    staff.click("#edit-reference")
+    staff.wait_for_url(re.compile(rf"/samples/{rated.pk}/reference/$"))
+    staff.fill("#id_sentence", "They followed it closely.")
+    staff.focus("#check-reference")
+    staff.keyboard.press("Enter")
+    staff.wait_for_selector("#impact")
+    assert staff.get_attribute("#impact", "role") == "status"
+    assert "This changes the labels of 1 sample" in staff.text_content("#impact")
+    assert staff.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(staff, "reference-edit-impact-phone")
+    staff.focus("#confirm-reference")
+    staff.keyboard.press("Enter")
+    staff.wait_for_url(re.compile(rf"/studies/{study.pk}/(#sample-\d+)?$"))
+    assert "the labels of 1 sample changed" in staff.text_content("body")
+    rated.story.setup.refresh_from_db()
+    assert rated.story.setup.sentence == "They followed it closely."
+    assert not Rating.objects.valid().filter(sample__studies=study).exists()
