@@ -280,3 +280,19 @@ def test_import_rawc_still_imports_the_good_folder(tmp_path, capsys, monkeypatch
     code, err = run(["import_rawc", str(rawc_folder(tmp_path))], capsys, monkeypatch)
     assert code == 0, err
     assert Sample.objects.count() == 1 and Rater.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["import_ambistory", "{missing}", "--split", "dev"],
+        ["import_ambistory", "{folder}", "--split", "dev"],
+        ["import_sense_choice", "{missing}"],
+        ["import_rawc", "{missing}"],
+    ],
+    ids=["ambistory-missing", "ambistory-folder", "sense-choice-missing", "rawc-missing"],
+)
+def test_a_missing_file_or_folder_is_one_line_too(argv, tmp_path, capsys, monkeypatch):
+    paths = {"missing": str(tmp_path / "nowhere.json"), "folder": str(tmp_path)}
+    code, err = run([arg.format(**paths) for arg in argv], capsys, monkeypatch)
+    assert_refused(code, err, "cannot read")
