@@ -68,6 +68,10 @@ def filled(text: str, study: Study) -> str:
     return text
 
 
+# studies.late keeps and grades qualification answers that come after the hold
+LATE_ANSWERS = " Answers sent later are still saved."
+
+
 class Limit(NamedTuple):
     """One time limit a participant is told about: ``key`` "hold" (until the qualification
     test is passed) or "study" (from consent to the end, the qualification included)."""
@@ -90,7 +94,7 @@ def limits(study: Study, *, has_test: bool) -> list[Limit]:
                 "hold",
                 hold,
                 f"{minutes(hold)} from when you agree below to {what}: your place in the study "
-                "is held for you that long. Answers sent later are still saved.",
+                f"is held for you that long.{LATE_ANSWERS if has_test else ''}",
             )
         )
     doing = "write" if study.is_writing else "answer"

@@ -123,3 +123,16 @@ def test_answers_sent_twice_after_the_hold_are_graded_once(client):
     assert again.redirect_chain[-1][0] == reverse("participate:timed_out", args=[study.slug])
     participant = Participant.objects.get()
     assert participant.qualified_at == first and participant.status == "timed_out"
+
+
+def test_the_study_page_marks_a_qualification_answered_late(client, researcher):
+    from django.test import Client
+
+    study = open_study(minutes=60)
+    arrive(client, study, pid(9))
+    _age(11)
+    client.post(_qualification(study.slug), _answers(study))
+    staff = Client()
+    staff.force_login(researcher)
+    page = staff.get(reverse("studies:detail", args=[study.pk])).content.decode()
+    assert "(test answered late)" in page
