@@ -40,8 +40,8 @@ def word_graph(request, name: str):
     return JsonResponse(graph_payload(word))
 
 
-@researcher_required
 @require_POST
+@researcher_required
 def word_annotate(request, name: str):
     word = get_object_or_404(Word, name=name)
     try:

@@ -128,7 +128,7 @@ def test_the_api_lists_words_with_their_figures_and_exports_jsonl(researcher_cli
     scores = lines(researcher_client.get("/api/v1/wug/exports/scores.jsonl?word=acerbus"))
     assert scores[0]["graph_type"] == "usg" and scores[0]["loss"] is None
     bad = researcher_client.get("/api/v1/wug/exports/uses.jsonl?word=nope")
-    assert bad.status_code == 400 and "nope" in bad.json()["word"][0]
+    assert bad.status_code == 404 and "nope" in bad.json()["detail"]
     assert researcher_client.get("/api/v1/wug/words/nope/").status_code == 404
 
 

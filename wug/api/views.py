@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound
 from rest_framework.generics import GenericAPIView, get_object_or_404
 from rest_framework.response import Response
 
@@ -25,6 +25,10 @@ class WordQuery(serializers.Serializer):
 
 
 SCORES = OpenApiResponse(OpenApiTypes.OBJECT, description="A word's figures (see docs/wug.md).")
+SCORES_LIST = OpenApiResponse(
+    {"type": "array", "items": {"type": "object"}},
+    description="Every word's figures (see docs/wug.md).",
+)
 
 
 class WordListView(ApiMixin, GenericAPIView):
@@ -32,7 +36,7 @@ class WordListView(ApiMixin, GenericAPIView):
 
     pagination_class = None
 
-    @extend_schema(operation_id="wug_words_list", responses={200: SCORES})
+    @extend_schema(operation_id="wug_words_list", responses={200: SCORES_LIST})
     def get(self, request):
         return Response([exports_jsonl.score_record(w) for w in Word.objects.all()])
 
@@ -57,7 +61,7 @@ class WugExportView(StreamingExportView):
         if "word" in query:
             words = words.filter(name=query["word"])
             if not words.exists():
-                raise ValidationError({"word": [f"No word named {query['word']!r}."]})
+                raise NotFound(f"No word named {query['word']!r}.")
         return self.generator(list(words))
 
     def filename(self, query, **kwargs):
