@@ -289,45 +289,33 @@ def wug_word() -> str:
     return "Aufkommen"
 
 
-@pytest.fixture
-def world(django_user_model):
-    """One object of each kind a URL names, and a client per role."""
-    from annotations.importers import ambistory_import, parse_ambistory
-    from annotations.models import Dataset, Rater, Rating, Sample, Setup, Split
-    from dashboards.charts import CHARTS
-    from predictions.importers import predictions_import
-    from predictions.models import TrainedModel
-    from predictions.prompts import all_prompts
+def role_clients(staff, plain, study) -> tuple[dict[str, Client], object]:
+    """A client per role (the participant arrived and qualified, another only arrived) and
+    the qualified participant."""
     from studies.models import Participant
-    from tests.studies.helpers import open_study, pid, unrated_setups
+    from tests.studies.helpers import pid
     from tests.studies.test_participant_views import arrive, qualify_by_post
-    from tests.writing.helpers import writing_world
-
-    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
-    split = Split.objects.get(dataset__name="ambistory", name="dev")
-    lines = [
-        f'{{"id": "{k}", "prediction": 3}}'
-        for k in split.samples.values_list("dataset_id", flat=True)
-    ]
-    staff = django_user_model.objects.create_user("staff", password="pw-staff-1", is_staff=True)
-    plain = django_user_model.objects.create_user("plain", password="pw-plain-1")
-    run = predictions_import(split=split, name="run", lines=lines, created_by=staff)
-    trained = TrainedModel.objects.create(name="m", split=split)
-    study = open_study(samples=unrated_setups(4))
 
     clients = {role: Client() for role in ROLES}
     arrive(clients["participant"], study, pid(1))
     qualify_by_post(clients["participant"], study)
     arrive(clients["other_participant"], study, pid(2))
-    participant = Participant.objects.get(prolific_pid=pid(1))
     clients["non_staff"].force_login(plain)
     clients["staff"].force_login(staff)
     for role, user in (("staff_token", staff), ("non_staff_token", plain)):
         key = Token.objects.create(user=user).key
         clients[role] = Client(HTTP_AUTHORIZATION=f"Token {key}")
-    rating = Rating.objects.filter(sample__split=split).first()
+    return clients, Participant.objects.get(prolific_pid=pid(1))
+
+
+def url_values(staff, study, participant) -> dict:
+    """A value for each URL parameter that is not a primary key."""
+    from annotations.models import Rater, Sample, Setup
+    from predictions.prompts import all_prompts
+    from tests.writing.helpers import writing_world
+
     written = writing_world(staff)
-    values = {
+    return {
         "pair_pk": written["pair_pk"],
         "sentence_pk": written["sentence_pk"],
         "ending_pk": written["ending_pk"],
@@ -347,6 +335,30 @@ def world(django_user_model):
         "url": "x",
         "name": wug_word(),
     }
+
+
+@pytest.fixture
+def world(django_user_model):
+    """One object of each kind a URL names, and a client per role."""
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Dataset, Rating, Sample, Setup, Split
+    from dashboards.charts import CHARTS
+    from predictions.importers import predictions_import
+    from predictions.models import TrainedModel
+    from tests.studies.helpers import open_study, pid, unrated_setups
+
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
+    split = Split.objects.get(dataset__name="ambistory", name="dev")
+    lines = [
+        f'{{"id": "{k}", "prediction": 3}}'
+        for k in split.samples.values_list("dataset_id", flat=True)
+    ]
+    staff = django_user_model.objects.create_user("staff", password="pw-staff-1", is_staff=True)
+    plain = django_user_model.objects.create_user("plain", password="pw-plain-1")
+    run = predictions_import(split=split, name="run", lines=lines, created_by=staff)
+    trained = TrainedModel.objects.create(name="m", split=split)
+    study = open_study(samples=unrated_setups(4))
+    clients, participant = role_clients(staff, plain, study)
     pks = {
         "studies": study.pk,
         "runs:trained_model": trained.pk,
@@ -357,16 +369,15 @@ def world(django_user_model):
         "split": split.pk,
         "setup": Setup.objects.first().pk,
         "sample": Sample.objects.first().pk,
-        "rating": rating.pk,
+        "rating": Rating.objects.filter(sample__split=split).first().pk,
         "prediction": run.predictions.first().pk,
         "study": study.slug,
     }
-    chart = next(iter(CHARTS))
     return {
         "clients": clients,
-        "values": values,
+        "values": url_values(staff, study, participant),
         "pks": pks,
-        "chart": chart,
+        "chart": next(iter(CHARTS)),
         "secret": pid(1),
     }
 

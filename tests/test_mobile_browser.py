@@ -52,23 +52,11 @@ EXTRA_QUERIES = {
 LONG_WORD = "A-comment-without-any-spaces-" + "x" * 160
 
 
-@pytest.fixture
-def world(researcher, dev_json):
-    """A researcher's real week: the dev split with two scored runs, a failed run, a trained
-    model, an API token, and an open study with participants who finished (one with a long
-    comment and the nonsensical flag) or were screened out."""
-    from rest_framework.authtoken.models import Token
-
-    from annotations.importers import ambistory_import, parse_ambistory
-    from annotations.models import Rating, Split
+def runs_world(researcher, split) -> dict:
+    """Two scored runs with long names, a failed and a running run, a trained model."""
     from predictions.importers import predictions_import
     from predictions.models import ModelRun, TrainedModel
-    from predictions.prompts import all_prompts
-    from studies import services
-    from tests.studies.helpers import open_study, pid, qualify, rate_all
 
-    ambistory_import(samples=parse_ambistory(dev_json), split="dev")
-    split = Split.objects.get(dataset__name="ambistory", name="dev")
     runs = []
     for name in ("pred_random.jsonl", "pred_boundary.jsonl"):
         with open(CONFORMANCE / name, encoding="utf-8") as handle:
@@ -92,7 +80,15 @@ def world(researcher, dev_json):
         name="running", backend="random", split=split, status="running", total=588, done=200
     )
     trained = TrainedModel.objects.create(name="bi-encoder", split=split, log="epoch 1 " * 80)
-    Token.objects.create(user=researcher)
+    return {"runs": runs, "failed": failed, "running": running, "trained": trained}
+
+
+def study_world():
+    """An open study: one participant finished (a long comment, the nonsensical flag), one
+    finished plainly, one started; returns the study and the last finisher."""
+    from annotations.models import Rating
+    from studies import services
+    from tests.studies.helpers import open_study, pid, qualify, rate_all
 
     study = open_study(slug="demo", per_participant=4, ratings=2)
     finished = services.participant_arrive(study=study, pid=pid(1))
@@ -103,9 +99,26 @@ def world(researcher, dev_json):
     qualify(finished)
     rate_all(finished)
     services.participant_arrive(study=study, pid=pid(3))  # started, not finished
+    return study, finished
 
+
+@pytest.fixture
+def world(researcher, dev_json):
+    """A researcher's real week: the dev split with two scored runs, a failed run, a trained
+    model, an API token, an open study with participants who finished or were screened out,
+    a writing study and a usage graph."""
+    from rest_framework.authtoken.models import Token
+
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Split
+    from predictions.prompts import all_prompts
     from tests.writing.helpers import writing_world
 
+    ambistory_import(samples=parse_ambistory(dev_json), split="dev")
+    split = Split.objects.get(dataset__name="ambistory", name="dev")
+    made = runs_world(researcher, split)
+    Token.objects.create(user=researcher)
+    study, finished = study_world()
     written = writing_world(researcher)
     call_command("import_wug", str(ROOT / "data" / "wug" / "uug" / "Aufkommen"), stdout=StringIO())
     prompt = max(all_prompts(), key=lambda p: len(p.user))
@@ -115,8 +128,8 @@ def world(researcher, dev_json):
         "ending_pk": written["ending_pk"],
         "study_pk": written["ending_study"].pk,
         "studies": study.pk,
-        "runs:trained_model": trained.pk,
-        "runs": runs[0].pk,
+        "runs:trained_model": made["trained"].pk,
+        "runs": made["runs"][0].pk,
         "setup_id": split.samples.order_by("position").first().story.setup_id,
         "prompt_id": prompt.id,
         "pos": 0,
@@ -128,7 +141,7 @@ def world(researcher, dev_json):
     }
     # the same page in other states, beside the one the URL conf's parameters give
     more = {
-        "runs:detail": [f"/runs/{failed.pk}/", f"/runs/{running.pk}/"],
+        "runs:detail": [f"/runs/{made['failed'].pk}/", f"/runs/{made['running'].pk}/"],
         "writing:preview": [f"/writing/studies/{written['sentence_study'].pk}/preview/"],
     }
     return {"values": values, "study": study.pk, "more": more}
@@ -182,14 +195,10 @@ def test_the_researcher_route_list_is_complete():
     assert len(names - NOT_PAGES) >= 20
 
 
-def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, live_server, world):
-    # not is_mobile: a mobile viewport zooms out to fit a wide page, which would hide the
-    # overflow this test looks for (innerWidth grows with the page)
-    tab = browser.new_context(viewport=PHONE, has_touch=True).new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    log_in(tab, live_server)
-    wide, unfocusable, not_pages, checked = {}, {}, [], []
+def visit_every_page(tab, live_server, world) -> dict[str, list]:
+    """Every researcher page (and its extra states) at phone size: what was too wide, which
+    scroll boxes the keyboard cannot reach, and which NOT_PAGES entries are pages after all."""
+    found: dict[str, list] = {"wide": [], "unfocusable": [], "not_pages": [], "checked": []}
     for route in researcher_routes():
         base = page_url(route, world)
         queries = [q.format(study=world["study"]) for q in EXTRA_QUERIES.get(route.name, [])]
@@ -199,28 +208,24 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
             is_page = response.status == 200 and "text/html" in response.headers["content-type"]
             if route.name in NOT_PAGES:
                 if is_page:
-                    not_pages.append(f"{route.name} {url} is an HTML page: test it")
+                    found["not_pages"].append(f"{route.name} {url} is an HTML page: test it")
                 continue
             assert is_page, f"{route.name} {url} -> {response.status}"
             tab.goto(live_server.url + url, wait_until="networkidle")
-            checked.append(url)
+            found["checked"].append(url)
             width, inner = tab.evaluate(WIDTHS)
             if width > inner:
-                wide[url] = (width, tab.evaluate(CULPRITS))
+                found["wide"].append((url, width, tab.evaluate(CULPRITS)))
             tab.add_script_tag(url=live_server.url + AXE_URL)  # same origin: CSP allows it
-            if found := tab.evaluate(UNFOCUSABLE_SCROLLERS):
-                unfocusable[url] = found
+            if scrollers := tab.evaluate(UNFOCUSABLE_SCROLLERS):
+                found["unfocusable"].append((url, scrollers))
             if tab.locator("#nav-toggle").count():  # pages with the researcher menu
                 assert tab.locator("#nav-toggle").is_visible(), url
                 assert tab.locator("#site-menu").is_hidden(), url
-    assert not not_pages, not_pages
-    assert not wide, "\n".join(f"{u}: {w}" for u, w in wide.items())
-    assert not unfocusable, unfocusable
-    response = tab.goto(f"{live_server.url}/no-such-page/")  # the error pages' layout too
-    assert response.status == 404 and tab.evaluate(WIDTHS)[0] <= PHONE["width"]
-    assert not errors, errors
-    assert len(checked) >= 30
+    return found
 
+
+def check_the_menu_opens_on_tap(tab, live_server) -> None:
     tab.goto(f"{live_server.url}/dashboards/items/", wait_until="networkidle")
     toggle = tab.locator("#nav-toggle")
     assert toggle.get_attribute("aria-expanded") == "false"
@@ -235,7 +240,11 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     assert tab.locator("#site-menu").is_hidden()  # a new page starts with the menu closed
     screenshot(tab, "mobile-runs")
 
-    # keyboard: Tab reaches the toggle, Enter opens, Escape closes and keeps the focus there
+
+def check_the_menu_and_tables_by_keyboard(tab, live_server) -> None:
+    """Tab reaches the toggle, Enter opens, Escape closes and keeps the focus there; a table
+    box too wide for the phone is a tab stop, and the arrow keys scroll it."""
+    toggle = tab.locator("#nav-toggle")
     tab.keyboard.press("Tab")
     tab.keyboard.press("Tab")
     assert tab.evaluate("() => document.activeElement.id") == "nav-toggle"
@@ -245,14 +254,31 @@ def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, l
     assert tab.locator("#site-menu").is_hidden()
     assert toggle.get_attribute("aria-expanded") == "false"
     assert tab.evaluate("() => document.activeElement.id") == "nav-toggle"
-
-    # a table box too wide for the phone is a tab stop, and the arrow keys scroll it
     tab.goto(f"{live_server.url}/dashboards/", wait_until="networkidle")
     box = tab.locator(".table-scroll").first
     assert box.get_attribute("tabindex") == "0"
     box.focus()
     tab.keyboard.press("ArrowRight")
     tab.wait_for_function("() => document.querySelector('.table-scroll').scrollLeft > 0")
+
+
+def test_every_researcher_page_fits_a_phone_and_the_menu_opens_on_tap(browser, live_server, world):
+    # not is_mobile: a mobile viewport zooms out to fit a wide page, which would hide the
+    # overflow this test looks for (innerWidth grows with the page)
+    tab = browser.new_context(viewport=PHONE, has_touch=True).new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    log_in(tab, live_server)
+    found = visit_every_page(tab, live_server, world)
+    assert not found["not_pages"], found["not_pages"]
+    assert not found["wide"], "\n".join(f"{u}: {w} {c}" for u, w, c in found["wide"])
+    assert not found["unfocusable"], found["unfocusable"]
+    response = tab.goto(f"{live_server.url}/no-such-page/")  # the error pages' layout too
+    assert response.status == 404 and tab.evaluate(WIDTHS)[0] <= PHONE["width"]
+    assert not errors, errors
+    assert len(found["checked"]) >= 30
+    check_the_menu_opens_on_tap(tab, live_server)
+    check_the_menu_and_tables_by_keyboard(tab, live_server)
     tab.goto("about:blank")  # no request may outlive the test (SQLite shares the connection)
 
 

@@ -59,6 +59,11 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
     assert "0.44727891156462585" in page.inner_text("#leaderboard")
     assert "1000 bootstrap replicates" in page.inner_text("#leaderboard-boot")
     assert page.get_attribute("#leaderboard .ci-accuracy", "title").startswith("1000 bootstrap")
+    check_the_leaderboard_charts(page)
+    check_the_setup_view(page, live_server, split)
+
+
+def check_the_leaderboard_charts(page) -> None:
     points = page.evaluate(
         "() => Chart.getChart(document.getElementById('chart-scatter'))"
         ".data.datasets[0].data.length"
@@ -80,6 +85,8 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
     screenshot(page, "dashboard-leaderboard")
     page.wait_for_load_state("networkidle")
 
+
+def check_the_setup_view(page, live_server, split) -> None:
     setup_id = split.samples.order_by("position").first().story.setup_id
     page.goto(f"{live_server.url}/dashboards/setups/{setup_id}/")
     page.wait_for_function(CELLS_READY)
