@@ -15,3 +15,12 @@ class RunStateError(PredictionsError):
 
 class FitOnScoredSamples(PredictionsError):
     """A run or derived run asked to fit on the samples it is scored on."""
+
+
+class ParamError(PredictionsError):
+    """A run parameter a backend refuses; the message starts with ``params.<field>``, so
+    that forms, the API and the commands say which field is at fault."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"params.{field}: {message}")
+        self.field = field

@@ -23,7 +23,8 @@ from django.utils import timezone
 from ambisite.progress import Progress
 from annotations.models import Split
 
-from .backends import PredictionOutput, PredictorBackend, get_backend
+from .artifacts import backend_for
+from .backends import PredictionOutput, PredictorBackend
 from .claims import run_claim, run_stopped, short_error, still_mine
 from .models import ModelRun, Prediction
 from .rows import (
@@ -101,7 +102,7 @@ def fitted_on(splits: list[Split], fit: list[dict] | None) -> dict:
 
 
 def prepare_backend(run: ModelRun) -> PredictorBackend:
-    backend = get_backend(run.backend, **(run.params or {}))
+    backend = backend_for(run.backend, run.params or {})
     fit_splits = fit_splits_for(run)
     fit = fit_rows(fit_splits) if fit_splits else None
     if fit:

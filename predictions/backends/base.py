@@ -11,19 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
-from ..errors import PredictionsError
+from ..errors import ParamError
+
+__all__ = ["ParamError", "PredictionOutput", "PredictorBackend", "SampleDict"]
 
 SampleDict = dict
-
-
-class ParamError(PredictionsError):
-    """A run parameter a backend refuses; the message starts with ``params.<field>``, so
-    that forms, the API and the commands say which field is at fault."""
-
-    def __init__(self, field: str, message: str):
-        super().__init__(f"params.{field}: {message}")
-        self.field = field
 
 
 @dataclass(frozen=True)
@@ -49,6 +43,10 @@ class PredictorBackend:
     #: Whether batches must hold whole setups (every story of one precontext and sentence,
     #: so whole stories too), e.g. for scores read against the setup's other stories.
     needs_whole_setups: bool = False
+    #: Parameters that may name a trained model by its id, and the parameter that takes its
+    #: directory instead: the run loop looks the id up (predictions.artifacts), so that a
+    #: backend only ever receives a path.
+    artifact_params: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **params):
         self.params = params

@@ -1,8 +1,9 @@
 """A fine-tuned MiniLM as a backend: the cross-encoder of :mod:`predictions.ml.crossencoder`
 or the bi-encoder of :mod:`predictions.ml.biencoder` (whichever the directory holds).
 
-The model comes from a training job (``TrainedModel``, param ``model``: its id) or from a
-directory written by ``train`` (param ``path``, absolute or under ``ARTIFACT_ROOT``).
+The model comes from a training job (param ``model``: its id, which the run loop turns into
+``path``) or from a directory written by ``train`` (param ``path``, absolute or under
+``ARTIFACT_ROOT``).
 """
 
 from __future__ import annotations
@@ -14,20 +15,18 @@ from typing import Any
 from .base import PredictionOutput, PredictorBackend, SampleDict
 
 
-def artifact_dir(*, model: int | None = None, path: str = "") -> Path:
-    """The directory of a trained model: a TrainedModel id, or a path (relative to
-    ``settings.ARTIFACT_ROOT`` unless absolute)."""
+def artifact_dir(path: str) -> Path:
+    """The directory of a trained model: ``path``, relative to ``settings.ARTIFACT_ROOT``
+    unless absolute (a trained model's id is looked up by the run loop, not here)."""
     from django.conf import settings
 
-    if model is not None:
-        from ..models import ModelRun, TrainedModel
-
-        row = TrainedModel.objects.get(pk=int(model))
-        if row.status != ModelRun.Status.SUCCEEDED:
-            raise ValueError(f"trained model {row.pk} is {row.status}, not succeeded")
-        return row.directory()
     if not path:
         raise ValueError("give the trained model as model=<id> or path=<directory>")
+    if path.isdigit():
+        raise ValueError(
+            f"{path} is a trained model's id: build the backend with "
+            "predictions.artifacts.backend_for, which looks it up"
+        )
     candidate = Path(path)
     return candidate if candidate.is_absolute() else Path(settings.ARTIFACT_ROOT) / candidate
 
@@ -37,6 +36,7 @@ class CrossEncoderBackend(PredictorBackend):
 
     name = "crossencoder"
     version = "1"
+    artifact_params = {"model": "path"}
 
     def __init__(self, *, model: int | None = None, path: str = "", batch_size: int = 32):
         super().__init__(model=model, path=path)
@@ -49,7 +49,7 @@ class CrossEncoderBackend(PredictorBackend):
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         from ..ml.biencoder import load_trained
 
-        self.directory = artifact_dir(model=self.model_id, path=self.path)
+        self.directory = artifact_dir(self.path or str(self.model_id))
         self.loaded = load_trained(self.directory)
 
     def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:

@@ -25,22 +25,13 @@ never the URL's credentials or the key (which is masked if a server echoes it).
 
 from __future__ import annotations
 
-import json
-import os
-import random
 import threading
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from email.utils import parsedate_to_datetime
 from typing import Any
 
-from django.conf import settings
-
-from ambisite.llm_endpoints import allows_model
 from predictions import parsing
+from predictions.llm_client import ChatClient, LLMRequestError, Retries, parse_retry_after
 from predictions.prompts import (
     DEFAULT_PROMPT,
     Prompt,
@@ -54,12 +45,15 @@ from predictions.prompts import render as render_prompt
 from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
 from .extra_body import ExtraBodyError, clean_extra_body
 
-RETRY_STATUSES = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 UNPARSED = "[unparsed] "
-
-
-class LLMRequestError(RuntimeError):
-    """A request that failed for good (a 4xx, or retries used up)."""
+# Re-exported: callers and tests name them from here too.
+__all__ = [
+    "LLMRequestError",
+    "OpenAIChatBackend",
+    "PredictionFailed",
+    "UNPARSED",
+    "parse_retry_after",
+]
 
 
 class PredictionFailed(RuntimeError):
@@ -68,51 +62,6 @@ class PredictionFailed(RuntimeError):
     def __init__(self, sample_id: str, raw_output: str):
         super().__init__(f"sample {sample_id}: no score in answer {raw_output[:200]!r}")
         self.raw_output = raw_output
-
-
-class _Retry(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
-        super().__init__(reason)
-        self.retry_after = retry_after
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a Retry-After header (seconds or an HTTP date), or None."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
-def configured_endpoint(name: str) -> dict:
-    """The operator's endpoint called ``name`` (``settings.LLM_ENDPOINTS``), or ParamError."""
-    endpoints = getattr(settings, "LLM_ENDPOINTS", {}) or {}
-    known = ", ".join(sorted(endpoints)) or "none: the operator sets LLM_ENDPOINTS"
-    if not name:
-        raise ParamError("endpoint", f"openai_chat needs an endpoint name (configured: {known})")
-    if name not in endpoints:
-        raise ParamError("endpoint", f"no LLM endpoint {name!r} (configured: {known})")
-    return endpoints[name]
-
-
-def first_line(text: str, limit: int = 200) -> str:
-    """The error message in a server's reply (``{"error": {"message": ...}}`` or the text),
-    its first line only, at most ``limit`` characters."""
-    message: object = text
-    try:
-        payload = json.loads(text)
-        error = payload.get("error", payload) if isinstance(payload, dict) else payload
-        message = error.get("message", error) if isinstance(error, dict) else error
-    except ValueError:
-        pass
-    lines = str(message).strip().splitlines()
-    return lines[0].strip()[:limit] if lines else ""
 
 
 def _bounded(field: str, value: object, low: float, high: float) -> float:
@@ -133,15 +82,13 @@ def _prompt(field: str, prompt_id: object) -> Prompt:
         raise ParamError(field, str(exc)) from None
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    """A redirect is answered as the error it is: following it would send the key (urllib
-    keeps the Authorization header) to a server the operator did not name."""
-
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-_OPENER = urllib.request.build_opener(_NoRedirects)
+def _retries(params: dict) -> Retries:
+    return Retries(
+        max_retries=int(_bounded("max_retries", params["max_retries"], 0, 20)),
+        backoff_base=_bounded("backoff_base", params["backoff_base"], 0, 600),
+        backoff_max=_bounded("backoff_max", params["backoff_max"], 0, 3600),
+        retry_after_max=_bounded("retry_after_max", params["retry_after_max"], 0, 3600),
+    )
 
 
 class OpenAIChatBackend(PredictorBackend):
@@ -171,39 +118,40 @@ class OpenAIChatBackend(PredictorBackend):
         on_failure: str = "fallback",
         fallback_score: float = 4.0,
     ):
-        super().__init__(**{k: v for k, v in locals().items() if k not in ("self", "__class__")})
-        self.endpoint = str(endpoint or "")
-        config = configured_endpoint(self.endpoint)
-        self.base_url = config["base_url"]
-        self.api_key_env = config["api_key_env"]
-        self.model = str(model or "")
-        if not self.model:
-            allowed = ", ".join(config["models"])
-            raise ParamError(
-                "model", f"openai_chat needs a model (endpoint {self.endpoint!r} allows: {allowed})"
-            )
-        if not allows_model(config, self.model):
-            allowed = ", ".join(config["models"])
-            raise ParamError(
-                "model",
-                f"endpoint {self.endpoint!r} does not allow model {self.model!r} "
-                f"(allowed: {allowed})",
-            )
+        params = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        super().__init__(**params)
+        self.endpoint, self.model = str(endpoint or ""), str(model or "")
+        self.client = ChatClient(self.endpoint, self.model)  # endpoint and model first
+        self._set_prompt(prompt, fallback_prompt)
+        self._set_concurrency(max_concurrency, batch_size)
+        self.client.retries = _retries(params)
+        self.client.timeout = _bounded("timeout", timeout, 0.1, 600)
+        self._set_request(logprobs, top_logprobs, max_tokens, temperature, extra_body)
+        self._set_failure(on_failure, fallback_score)
+
+    def _set_prompt(self, prompt: str, fallback_prompt: str) -> None:
         self.prompt = _prompt("prompt", prompt)
         self.fallback_prompt = _prompt("fallback_prompt", fallback_prompt).id
         self.prompt_version = self.prompt.id
         self.needs_whole_stories = self.prompt.is_comparative
-        self.logprobs = bool(logprobs)
-        self.top_logprobs = int(_bounded("top_logprobs", top_logprobs, 0, 20))
+
+    def _set_concurrency(self, max_concurrency: int, batch_size: int | None) -> None:
         self.max_concurrency = int(_bounded("max_concurrency", max_concurrency, 1, 64))
         # A batch is one thread pool's worth of work, so it must outnumber the workers.
         default_batch = max(16, 4 * self.max_concurrency)
         self.batch_size = int(_bounded("batch_size", batch_size or default_batch, 1, 10_000))
-        self.max_retries = int(_bounded("max_retries", max_retries, 0, 20))
-        self.backoff_base = _bounded("backoff_base", backoff_base, 0, 600)
-        self.backoff_max = _bounded("backoff_max", backoff_max, 0, 3600)
-        self.retry_after_max = _bounded("retry_after_max", retry_after_max, 0, 3600)
-        self.timeout = _bounded("timeout", timeout, 0.1, 600)
+
+    def _set_request(
+        self,
+        logprobs: bool,
+        top_logprobs: int,
+        max_tokens: int | None | str,
+        temperature: float | None,
+        extra_body: dict | None,
+    ) -> None:
+        """What each request asks for besides the messages (after :meth:`_set_prompt`)."""
+        self.logprobs = bool(logprobs)
+        self.top_logprobs = int(_bounded("top_logprobs", top_logprobs, 0, 20))
         default_tokens = 64 if self.prompt.is_comparative else 16
         tokens = default_tokens if max_tokens == "auto" else max_tokens or 0
         self.max_tokens = int(_bounded("max_tokens", tokens, 0, 100_000))
@@ -214,14 +162,19 @@ class OpenAIChatBackend(PredictorBackend):
             self.extra_body = clean_extra_body(extra_body)
         except ExtraBodyError as exc:
             raise ParamError("extra_body", str(exc)) from None
+
+    def _set_failure(self, on_failure: str, fallback_score: float) -> None:
         if on_failure not in ("fallback", "raise"):
             raise ParamError("on_failure", 'on_failure is "fallback" or "raise"')
         self.on_failure = on_failure
         self.fallback_score = _bounded("fallback_score", fallback_score, 1, 5)
         self.failures = 0
         self._lock = threading.Lock()
-        self.served_model = ""
-        self.sleep: Callable[[float], None] = time.sleep
+
+    @property
+    def served_model(self) -> str:
+        """The model name the server reports ("" until it answered)."""
+        return self.client.served_model
 
     # --- contract --------------------------------------------------------------------------
     def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:
@@ -319,74 +272,9 @@ class OpenAIChatBackend(PredictorBackend):
         return {**body, **self.extra_body}
 
     def complete(self, messages: list[dict]) -> str:
-        """The answer text to ``messages`` (retries as for scoring): for callers that want
-        a text, not a score (e.g. the writing pipeline's precontexts)."""
+        """The answer text to ``messages`` (retries as for scoring)."""
         return self._complete(messages)[0]
 
-    def _api_key(self) -> str:
-        """The endpoint's key, read from its variable at request time ("" for none)."""
-        if not self.api_key_env:
-            return ""
-        key = os.environ.get(self.api_key_env, "")
-        if not key:
-            raise LLMRequestError(
-                f"endpoint {self.endpoint!r}: its key variable {self.api_key_env} is not set"
-            )
-        return key
-
     def _complete(self, messages: list[dict]) -> tuple[str, dict | None]:
-        """The answer text and its logprobs object, retrying 429/5xx/timeouts with backoff."""
-        body = json.dumps(self.request_body(messages)).encode("utf-8")
-        for attempt in range(self.max_retries + 1):
-            try:
-                return self._post_once(body)
-            except _Retry as why:
-                if attempt == self.max_retries:
-                    raise LLMRequestError(
-                        f"endpoint {self.endpoint!r}: gave up after {attempt + 1} attempts ({why})"
-                    ) from None
-                self.sleep(self._delay(attempt, why.retry_after))
-        raise AssertionError("unreachable")
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        """The server's Retry-After when it gives one, else exponential backoff with jitter."""
-        if retry_after is not None:
-            return min(retry_after, self.retry_after_max)
-        ceiling = min(self.backoff_max, self.backoff_base * 2**attempt)
-        return ceiling * (0.5 + random.random() / 2)
-
-    def _post_once(self, body: bytes) -> tuple[str, dict | None]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        key = self._api_key()
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=body, headers=headers, method="POST"
-        )
-        try:
-            with _OPENER.open(request, timeout=self.timeout) as response:
-                payload = json.loads(response.read().decode("utf-8"))
-        except urllib.error.HTTPError as error:
-            if error.code in RETRY_STATUSES:
-                wait = parse_retry_after(error.headers.get("Retry-After"))
-                raise _Retry(f"HTTP {error.code}", wait) from None
-            detail = first_line(error.read(64 * 1024).decode("utf-8", "replace"))
-            if key:
-                detail = detail.replace(key, "[key]")
-            raise LLMRequestError(
-                f"endpoint {self.endpoint!r}: HTTP {error.code}: {detail}".rstrip(": ")
-            ) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
-            raise _Retry(f"{type(error).__name__}: {error}") from None
-        except ValueError:
-            raise _Retry("response is not JSON") from None
-        return self._answer(payload)
-
-    def _answer(self, payload: dict) -> tuple[str, dict | None]:
-        try:
-            choice = payload["choices"][0]
-            content = choice["message"].get("content") or ""
-        except (KeyError, IndexError, TypeError, AttributeError):
-            raise _Retry(f"unexpected response shape: {str(payload)[:200]}") from None
-        self.served_model = self.served_model or str(payload.get("model") or "")
-        return content, choice.get("logprobs")
+        """The answer text and its logprobs object (the client retries)."""
+        return self.client.complete(self.request_body(messages))

@@ -75,6 +75,7 @@ class QualityBackend(PredictorBackend):
 
     name = "quality"
     version = "3"
+    artifact_params = {"model": "path", "encoder": "encoder"}
     needs_whole_stories = True
     needs_whole_setups = True  # the ranker's setup context reads the setup's other stories
 
@@ -139,15 +140,13 @@ class QualityBackend(PredictorBackend):
                 finetuned_encoder(fit_samples, root, log=self._log, seed=seed)
                 for seed in self.finetune_seeds
             ]
-        if isinstance(self.encoder, int) or str(self.encoder).isdigit():
-            return [artifact_dir(model=int(self.encoder))]
-        return [artifact_dir(path=str(self.encoder))]
+        return [artifact_dir(str(self.encoder))]
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         from ..ml.stacking import QualityPredictor
 
         if self.path or self.model_id is not None:
-            self.directory = artifact_dir(model=self.model_id, path=self.path)
+            self.directory = artifact_dir(self.path or str(self.model_id))
             self.predictor = QualityPredictor.load(self.directory, cache_dir=self.cache)
         elif fit_samples:
             fit_samples = list(fit_samples)

@@ -19,6 +19,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from predictions.artifacts import backend_for
 from predictions.backends import UnknownBackend, get_backend
 from predictions.files import predict_samples
 from predictions.management.commands.predict import read_samples, show_progress
@@ -45,7 +46,7 @@ def backend_fit_predict(name: str, params: dict) -> FitPredict:
     get_backend(name, **params)  # refuse bad parameters before any fold runs
 
     def fit_predict(fit: list[dict], test: list[dict]) -> list[float]:
-        backend = get_backend(name, **params)
+        backend = backend_for(name, params)
         return [out.score for out in predict_samples(backend, test, fit)]
 
     return fit_predict

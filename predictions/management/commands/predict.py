@@ -10,7 +10,7 @@ from django.db import DatabaseError
 from ambisite.progress import command_progress
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
-from predictions.backends import get_backend
+from predictions.artifacts import backend_for
 from predictions.claims import short_error
 from predictions.errors import FitOnScoredSamples
 from predictions.files import predict_samples
@@ -87,7 +87,7 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         try:
             params = json.loads(opts["params"])
-            backend = get_backend(opts["backend"], **params)
+            backend = backend_for(opts["backend"], params)
         except ValueError as exc:  # bad JSON, PredictionsError, a value a backend refuses
             raise CommandError(str(exc)) from exc
         show_progress(opts["verbosity"])
