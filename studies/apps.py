@@ -8,6 +8,8 @@ class StudiesConfig(AppConfig):
     def ready(self) -> None:
         from annotations.scope import register_study_finder
 
+        from . import activities
         from .scope import find_study
 
         register_study_finder(find_study)
+        activities.register(activities.RATING)

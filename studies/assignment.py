@@ -70,8 +70,8 @@ class Candidate(NamedTuple):
 
 def batch_problem(study: Study) -> str | None:
     """Why no batch can ever be formed for ``study`` under the rules, or None. A writing
-    study reserves no samples (the ``writing`` app hands out its items)."""
-    if study.is_writing:
+    study reserves no samples (its activity's app hands out its items)."""
+    if not study.activity_def.reserves_batch:
         return None
     n_samples = StudySample.objects.filter(study=study).count()
     if n_samples == 0:
@@ -265,7 +265,7 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
         # give everything back when they cannot complete).
         Study.objects.select_for_update().filter(pk=study.pk).first()
     k, n_checks = study.samples_per_participant, study.attention_checks_per_batch
-    if study.is_writing:  # nothing to reserve here: the writing app hands out items
+    if not study.activity_def.reserves_batch:  # the activity's app hands out its items
         k, n_checks = 0, 0
     slots = _claim(study, k, rng, QUEUED_ROUNDS if queued else LOCK_ROUNDS) if k else []
     checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))

@@ -382,19 +382,18 @@ def for_kind(kind: str) -> KindTexts:
     return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, checks, 1, scale_words=SCALE_WORDS)
 
 
-# (singular, plural) of one item a participant answers or writes, per task kind or writing
-# activity: "Pair 3 of 6", "Finished pairs: 2/6"; the guidelines' {items}
+# (singular, plural) of one item a participant answers, per task kind: "Pair 3 of 6",
+# "Finished pairs: 2/6"; the guidelines' {items}. An activity may name its own
+# (``activities.Activity.nouns``).
 ITEM_NOUNS: dict[str, tuple[str, str]] = {
     "plausibility": ("sample", "samples"),
     "relatedness": ("pair", "pairs"),
     "sense_choice": ("sentence", "sentences"),
-    "sentences": ("sentence", "sentences"),
-    "endings": ("ending", "endings"),
 }
 
 
 def item_nouns(kind: str) -> tuple[str, str]:
-    """The (singular, plural) item noun of a task kind or writing activity."""
+    """The (singular, plural) item noun of a task kind."""
     return ITEM_NOUNS.get(kind, ITEM_NOUNS["plausibility"])
 
 

@@ -111,11 +111,12 @@ def _hold_ended(participant: Participant) -> bool:
 
 
 def _late_texts(participant: Participant) -> int:
-    """A writer's texts saved after the time limit (the ``writing`` app's ``sentences`` or
-    ``endings`` relation, named like the activity, as in ``selectors.answered_count``)."""
-    if not participant.study.is_writing:
+    """A writer's texts saved after the time limit (the activity's answers, as in
+    ``selectors.answered_count``)."""
+    activity = participant.study.activity_def
+    if activity.reserves_batch:
         return 0
-    return getattr(participant, participant.study.activity).filter(late=True).count()
+    return activity.answers_of(participant).filter(late=True).count()
 
 
 def time_up_context(study: Study, participant: Participant | None) -> dict:

@@ -14,6 +14,8 @@ from django.utils import timezone
 
 from annotations.models import SENSE_CANDIDATES_MAX, TaskKind, TextVersion
 
+from . import activities
+
 PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
 TIME_LIMIT_MAX_MINUTES = 7 * 24 * 60  # a week: a batch is never held longer
 
@@ -144,9 +146,15 @@ class Study(models.Model):
         return self.title
 
     @property
+    def activity_def(self) -> activities.Activity:
+        """The registered activity of this study (its pages, answers and item nouns)."""
+        return activities.get(self.activity)
+
+    @property
     def is_writing(self) -> bool:
-        """Participants write (``writing`` app) instead of rating reserved samples."""
-        return self.activity != self.Activity.RATING
+        """Participants answer on their activity's own pages (the ``writing`` app's) instead
+        of rating a batch reserved here (kept for the templates)."""
+        return not self.activity_def.reserves_batch
 
     def budget(self, n_samples: int) -> int:
         """How many ratings adaptive allocation may allot in all (never-void places)."""

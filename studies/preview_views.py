@@ -47,8 +47,8 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     form = QualificationForm(request.POST or None, questions=questions)
     if request.method == "POST" and form.is_valid():
         if grade(questions, form.answers()):
-            if study.is_writing:  # the writing app's preview of Figure 2 or 3
-                return redirect("writing:preview", study.pk)
+            if study.activity_def.preview:  # the activity's own preview (writing's Figure 2, 3)
+                return redirect(study.activity_def.preview_url(study.pk))
             return redirect("studies:preview_rate", study.pk, 0)
         code = study.screenout_code
         ctx = _ctx(study, code=code, url=study.completion_url(code))

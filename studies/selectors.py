@@ -292,11 +292,11 @@ def batch_progress(participant: Participant) -> list[tuple[int, bool]]:
 
 
 def answered_count(participant: Participant) -> int:
-    """How many items of their batch the participant answered (samples and checks); for a
-    writing study, the texts they submitted (the ``writing`` app's ``sentences`` and
-    ``endings`` relations, named like the activities, so this app imports nothing of it)."""
-    if participant.study.is_writing:
-        return getattr(participant, participant.study.activity).count()
+    """How many items of their batch the participant answered (samples and checks); for an
+    activity that hands out its own items (writing), its answer rows (``activities``)."""
+    activity = participant.study.activity_def
+    if not activity.reserves_batch:
+        return activity.answers_of(participant).count()
     return sum(1 for _, done in batch_progress(participant) if done)
 
 
@@ -385,9 +385,7 @@ def participants_for(study: Study) -> QuerySet[Participant]:
     """Participants with progress, attention-check result and whether their ratings count
     (with the active exclusion's reason)."""
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
-    # a writing study's participants submit texts: the writing app's relations are named
-    # like the activities ("sentences", "endings")
-    done = study.activity if study.is_writing else "rater__ratings"
+    done = study.activity_def.answers  # ratings, or an activity's own answers (texts)
     return (
         study.participants.select_related("rater")
         .annotate(

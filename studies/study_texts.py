@@ -25,9 +25,9 @@ PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
 
 
 def item_nouns(study: Study) -> tuple[str, str]:
-    """The (singular, plural) noun of one item of ``study``: its writing activity's, else
-    its task kind's."""
-    return defaults.item_nouns(study.activity if study.is_writing else study.task_kind)
+    """The (singular, plural) noun of one item of ``study``: its activity's, else its task
+    kind's."""
+    return study.activity_def.nouns or defaults.item_nouns(study.task_kind)
 
 
 def counted(n: int, nouns: tuple[str, str]) -> str:
@@ -45,7 +45,7 @@ def batch_text(study: Study) -> str:
 
 
 def checks_text(study: Study) -> str:
-    n = 0 if study.is_writing else study.attention_checks_per_batch
+    n = study.attention_checks_per_batch if study.activity_def.reserves_batch else 0
     return counted(n, ("attention check", "attention checks")) if n else "no attention check"
 
 
@@ -97,7 +97,7 @@ def limits(study: Study, *, has_test: bool) -> list[Limit]:
                 f"is held for you that long.{LATE_ANSWERS if has_test else ''}",
             )
         )
-    doing = "write" if study.is_writing else "answer"
+    doing = study.activity_def.verb
     out.append(
         Limit(
             "study",

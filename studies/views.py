@@ -99,8 +99,8 @@ def _where(participant: Participant) -> str:
     if participant.is_late():
         services.participants_expire(study=study)
         participant.refresh_from_db()
-    if participant.status == Participant.Status.QUALIFIED and study.is_writing:
-        return reverse(f"write:{study.activity}", args=[study.slug])  # the writing app's page
+    if participant.status == Participant.Status.QUALIFIED and study.activity_def.page:
+        return study.activity_def.page_url(study.slug)  # the activity's own page
     if participant.status == Participant.Status.QUALIFIED:
         still_open = selectors.open_positions(participant)
         if still_open:

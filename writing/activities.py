@@ -1,0 +1,23 @@
+"""Writing's two activities on the studies machinery (see ``studies.activities``): a
+qualified writer goes to this app's page, and the texts they sent are their answers."""
+
+from studies.activities import Activity
+
+SENTENCES = Activity(
+    name="sentences",
+    answers="sentences",  # Sentence.participant's related name
+    verb="write",
+    nouns=("sentence", "sentences"),
+    page="write:sentences",
+    preview="writing:preview",
+    intro_template="writing/_intro_sentences.html",
+)
+ENDINGS = Activity(
+    name="endings",
+    answers="endings",  # Ending.participant's related name
+    verb="write",
+    nouns=("ending", "endings"),
+    page="write:endings",
+    preview="writing:preview",
+    intro_template="writing/_intro_endings.html",
+)
