@@ -46,16 +46,13 @@ from django.utils import timezone
 
 from annotations.models import Rating
 
-from . import adaptive
+from . import adaptive, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .shown_texts import valid_in_study
 
 RESERVE_ATTEMPTS = 8
 LOCK_ROUNDS = 3
 QUEUED_ROUNDS = 200
-
-
-_SLOTS = Slot._meta.db_table  # a plain identifier: the hand-written reads name it as is
 
 
 class BatchUnavailable(Exception):
@@ -179,11 +176,7 @@ def _free_setups(
     (already in the batch). One GROUP BY over the study's free slots, a row per setup and
     slot number, instead of a row per slot."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT setup_id, number, count(*) FROM {_SLOTS}"
-            " WHERE study_id = %s AND status = 'free' GROUP BY setup_id, number",
-            [study.pk],
-        )
+        cursor.execute(sql.slot_free_counts(), [study.pk])
         counts = {(setup_id, number): n for setup_id, number, n in cursor.fetchall()}
     for cand in skipped:
         key = (cand.setup_id, cand.number)
@@ -194,11 +187,9 @@ def _free_setups(
 
 def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
     """The free slots of ``setups`` at their lowest number (a few per setup), but ``skip``."""
-    pairs = " OR ".join("(setup_id = %s AND number = %s)" for _ in setups)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id, setup_id, number FROM {_SLOTS}"
-            f" WHERE study_id = %s AND status = 'free' AND ({pairs})",
+            sql.slot_lowest(len(setups)),
             [study.pk, *(v for s in setups for v in (s.setup_id, s.low))],
         )
         return [Candidate(*row) for row in cursor.fetchall() if row[0] not in skip]
@@ -239,13 +230,8 @@ def _lock_free(ids: list[int]) -> set[int]:
     runs it once per round and the ORM's version cost a third of ``_claim``'s CPU."""
     if not ids:
         return set()
-    sql = (
-        f"SELECT id FROM {_SLOTS} WHERE id IN ({', '.join(['%s'] * len(ids))}) AND status = 'free'"
-    )
-    if connection.features.has_select_for_update_skip_locked:
-        sql += " FOR UPDATE SKIP LOCKED"
     with connection.cursor() as cursor:
-        cursor.execute(sql, ids)
+        cursor.execute(sql.slot_lock_free(len(ids)), ids)
         return {row[0] for row in cursor.fetchall()}
 
 
@@ -274,17 +260,10 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
     rng.shuffle(positions)
     if slots:  # one compare-and-set UPDATE for the whole batch (hand-written: 30 WHENs)
         ids = [c.slot_id for c in slots]
-        cases = " ".join("WHEN %s THEN %s" for _ in slots)
-        marks = ", ".join("%s" for _ in slots)
-        sql = (
-            f"UPDATE {_SLOTS} SET status = 'reserved',"
-            f" participant_id = %s, reserved_at = %s, position = CASE id {cases} END"
-            f" WHERE id IN ({marks}) AND status = 'free'"
-        )
         now = connection.ops.adapt_datetimefield_value(timezone.now())
         pairs = [v for cand, pos in zip(slots, positions) for v in (cand.slot_id, pos)]
         with connection.cursor() as cursor:
-            cursor.execute(sql, [participant.pk, now, *pairs, *ids])
+            cursor.execute(sql.slot_reserve(len(slots)), [participant.pk, now, *pairs, *ids])
             claimed = cursor.rowcount
         if claimed != len(slots):  # only possible without row locks (SQLite): start again
             raise _LostRace

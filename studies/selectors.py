@@ -14,25 +14,21 @@ from django.db import connection
 from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, Subquery
 
 from annotations.models import (
-    Homonym,
     Rater,
     RaterExclusion,
     Rating,
     RatingQuerySet,
     Sample,
     SampleQuerySet,
-    Sense,
     SenseCandidate,
     SentencePair,
-    Setup,
-    Story,
     TaskKind,
     TextVersion,
     valid_ratings,
 )
 from annotations.sensechoice import TARGET
 
-from . import shown_texts
+from . import shown_texts, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 from .scope import own_ratings
 
@@ -174,67 +170,41 @@ def first_open_position(items: Sequence[Item] | Sequence[BatchRow]) -> int | Non
     return next((item.position for item in items if not item.answered), None)
 
 
-def _t(model) -> str:
-    return connection.ops.quote_name(model._meta.db_table)
-
-
-# Study columns read along with a participant (its datetimes are left deferred: no page of
-# a participant needs them, and these plain columns need no database-specific conversion).
-_STUDY_FIELDS = tuple(
-    f.attname for f in Study._meta.concrete_fields if f.get_internal_type() != "DateTimeField"
-)
-
-
 @cache
 def _row_reader(model, names: tuple[str, ...], vendor: str):
-    """Quoted columns, and (column, database converters) pairs, of ``model``'s fields
-    ``names`` (attnames), as a queryset would apply them (JSON decoding; SQLite's datetimes
-    and booleans). Worked out once per process and database vendor: a ``raw()`` query works
-    it out on every call, half of its CPU here."""
+    """(column, database converters) pairs of ``model``'s fields ``names`` (attnames), as a
+    queryset would apply them (JSON decoding; SQLite's datetimes and booleans). Worked out
+    once per process and database vendor: a ``raw()`` query works it out on every call,
+    half of its CPU here."""
     by_attname = {f.attname: f for f in model._meta.concrete_fields}
-    fields = [by_attname[name] for name in names]
-    cols = [f.get_col(model._meta.db_table) for f in fields]
+    cols = [by_attname[name].get_col(model._meta.db_table) for name in names]
     ops = connection.ops
-    converters = [(c, ops.get_db_converters(c) + c.get_db_converters(connection)) for c in cols]
-    return [ops.quote_name(f.column) for f in fields], converters
+    return [(c, ops.get_db_converters(c) + c.get_db_converters(connection)) for c in cols]
 
 
 def _from_row(model, names: tuple[str, ...], values):
     converted = []
-    for value, (col, funcs) in zip(values, _row_reader(model, names, connection.vendor)[1]):
+    for value, (col, funcs) in zip(values, _row_reader(model, names, connection.vendor)):
         for func in funcs:
             value = func(value, col, connection)
         converted.append(value)
     return model.from_db(connection.alias, list(names), converted)
 
 
-_PARTICIPANT_FIELDS = tuple(f.attname for f in Participant._meta.concrete_fields)
-
-
-def participant_row(where: str, params: list, *, join_study: bool = False, lock: bool = False):
-    """The first participant matching ``where`` (SQL over ``p``, and ``s`` the study when
-    ``join_study``), read with a plain cursor; with its study (non-datetime columns) when
-    joined, and locked ``FOR UPDATE`` when ``lock``. Hand-written: it runs on every
-    participant request, and costs a quarter of a queryset's CPU."""
-    p_cols = _row_reader(Participant, _PARTICIPANT_FIELDS, connection.vendor)[0]
-    select = [f"p.{c}" for c in p_cols]
-    sql = f"FROM {_t(Participant)} p"
-    if join_study:
-        s_cols = _row_reader(Study, _STUDY_FIELDS, connection.vendor)[0]
-        select += [f"s.{c}" for c in s_cols]
-        sql += f" JOIN {_t(Study)} s ON s.id = p.study_id"
-    sql = f"SELECT {', '.join(select)} {sql} WHERE {where}"
-    if lock and connection.features.has_select_for_update:
-        sql += " FOR UPDATE OF p" if join_study else " FOR UPDATE"
+def participant_row(params: list, *, by_token: bool = False, lock: bool = False):
+    """The participant ``sql.participant_select`` finds (by id, or by resume-token hash
+    and study slug, with its study's non-datetime columns), read with a plain cursor and
+    locked ``FOR UPDATE`` when ``lock``. Hand-written: it runs on every participant request,
+    and costs a quarter of a queryset's CPU."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql.participant_select(by_token=by_token, lock=lock), params)
         row = cursor.fetchone()
     if row is None:
         return None
-    n = len(_PARTICIPANT_FIELDS)
-    participant = _from_row(Participant, _PARTICIPANT_FIELDS, row[:n])
-    if join_study:
-        study = _from_row(Study, _STUDY_FIELDS, row[n:])
+    n = len(sql.PARTICIPANT_FIELDS)
+    participant = _from_row(Participant, sql.PARTICIPANT_FIELDS, row[:n])
+    if by_token:
+        study = _from_row(Study, sql.STUDY_FIELDS, row[n:])
         Participant.study.field.set_cached_value(participant, study)
     return participant
 
@@ -250,12 +220,7 @@ def participant_by_token(slug: str, token_hash: str, *, lock: bool = False) -> P
     """The participant of study ``slug`` (not a draft) whose resume-token hash is
     ``token_hash``, with its study, in one query; its row locked ``FOR UPDATE`` when
     ``lock`` (``services.participant_locked``)."""
-    return participant_row(
-        "p.resume_hash = %s AND s.slug = %s AND s.status <> 'draft'",
-        [token_hash, slug],
-        join_study=True,
-        lock=lock,
-    )
+    return participant_row([token_hash, slug], by_token=True, lock=lock)
 
 
 class BatchRow(NamedTuple):
@@ -272,14 +237,8 @@ def batch_rows(participant_id: int) -> list[BatchRow]:
     once it has ``done_at`` (set by the first rating, kept when the slot is voided), an
     attention check once it has a score. Hand-written SQL: this runs on every rating
     request (page and POST)."""
-    sql = (
-        f"SELECT position, done_at IS NOT NULL, 's', id, sample_id, status FROM {_t(Slot)}"
-        " WHERE participant_id = %s AND status <> 'free' AND position IS NOT NULL"
-        " UNION ALL SELECT position, score IS NOT NULL, 'c', id, NULL, NULL"
-        f" FROM {_t(AttentionAnswer)} WHERE participant_id = %s ORDER BY 1"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [participant_id, participant_id])
+        cursor.execute(sql.batch_rows(), [participant_id, participant_id])
         return [
             BatchRow(pos, bool(done), kind, pk, sample_id, status)
             for pos, done, kind, pk, sample_id, status in cursor.fetchall()
@@ -312,55 +271,39 @@ def item_query(participant: Participant, row: BatchRow) -> tuple[str, list]:
     the five-table join of a sample runs on every rating page; the rating save runs it in
     the same statement as its write (``services._save_rating``)."""
     if row.kind == "s":
-        shown = shown_texts.shown_sql()  # the texts as the study shows them
-        sql = (
-            f"SELECT h.form, {shown.texts}, r.score, r.nonsensical, r.comment, '',"
-            f" {shown.versions} FROM {_t(Slot)} sl JOIN {_t(Sample)} sa ON sa.id = sl.sample_id"
-            f" JOIN {_t(Story)} sy ON sy.id = sa.story_id"
-            f" JOIN {_t(Setup)} st ON st.id = sy.setup_id"
-            f" JOIN {_t(Homonym)} h ON h.id = st.homonym_id"
-            f" LEFT JOIN {_t(Sense)} se ON se.id = sa.sense_id{shown.joins}"
-            f" LEFT JOIN {_t(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
-            " WHERE sl.id = %s"
-        )
-        return sql, [*shown.params(participant.study_id), participant.rater_id, row.id]
-    sql = (
-        "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
-        " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
-        " NULL, NULL, NULL"
-        f" FROM {_t(AttentionAnswer)} a JOIN {_t(CheckQuestion)} q ON q.id = a.question_id"
-        " WHERE a.id = %s"
-    )
-    return sql, [row.id]
+        shown = sql.ShownSql.params(participant.study_id)
+        return sql.item_sample(), [*shown, participant.rater_id, row.id]
+    return sql.item_check(), [row.id]
 
 
 def item_from(participant: Participant, row: BatchRow, values: Sequence) -> Item:
-    """The ``Item`` of ``row`` from the 13 values ``item_query`` reads."""
-    homonym, pre, sentence, ending, meaning, example, score, nonsense, comment, other = values[:10]
+    """The ``Item`` of ``row`` from the values ``item_query`` reads (``sql.ItemValues``)."""
+    v = sql.ItemValues(*values)
+    versions = (v.setup_version, v.story_version, v.sense_version)
     item = Item(
         position=row.position,
-        homonym=homonym,
-        precontext=pre,
-        sentence=sentence,
-        ending=ending,
-        meaning=meaning or "",
-        example_sentence=example or "",
-        score=score,
-        nonsensical=bool(nonsense),
-        comment=comment or "",
+        homonym=v.homonym,
+        precontext=v.precontext,
+        sentence=v.sentence,
+        ending=v.ending,
+        meaning=v.meaning or "",
+        example_sentence=v.example_sentence or "",
+        score=v.score,
+        nonsensical=bool(v.nonsensical),
+        comment=v.comment or "",
         started_at=None,
         sample_id=row.sample_id,
-        other_meaning=other or "",
-        text_version=".".join(map(str, values[10:13])) if row.kind == "s" else "",
+        other_meaning=v.other_meaning or "",
+        text_version=".".join(map(str, versions)) if row.kind == "s" else "",
     )
     return with_kind_details([item], participant.study.task_kind)[0]
 
 
 def batch_item(participant: Participant, row: BatchRow) -> Item:
     """The item of one ``batch_rows`` row with the participant's own answer, in one query."""
-    sql, params = item_query(participant, row)
+    statement, params = item_query(participant, row)
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(statement, params)
         values = cursor.fetchone()
     return item_from(participant, row, values)
 

@@ -26,17 +26,13 @@ from django.utils import timezone
 from annotations.models import (
     Rater,
     RaterExclusion,
-    Rating,
     Sample,
-    Sense,
     SenseCandidate,
-    Setup,
-    Story,
     TaskKind,
 )
 from annotations.services import rater_exclude, rater_include
 
-from . import defaults, late, qualification, shown_texts
+from . import defaults, late, qualification, sql
 from .assignment import (
     BatchUnavailable,
     batch_problem,
@@ -354,7 +350,7 @@ def _locked(participant: Participant) -> Participant:
     itself when the caller holds its lock already (``participant_locked``)."""
     if _holds_lock(participant):
         return participant
-    locked = participant_row("p.id = %s", [participant.pk], lock=True)
+    locked = participant_row([participant.pk], lock=True)
     Participant.study.field.set_cached_value(locked, participant.study)
     return locked
 
@@ -479,32 +475,22 @@ def _save_rating(
     first save on PostgreSQL), else None."""
     # compare-and-set: a slot released by a concurrent timeout is not ours any more
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    slots = connection.ops.quote_name(Slot._meta.db_table)
-    held = " WHERE id = %s AND participant_id = %s AND status <> 'free'"
     claim: str | None = None
     if row.status == Slot.Status.RESERVED:
-        claim = f"UPDATE {slots} SET status = 'done', done_at = %s{held} AND status = 'reserved'"
+        claim = sql.slot_done()
     elif not row.answered:  # a void slot rated for the first time
-        claim = f"UPDATE {slots} SET done_at = %s{held}"
+        claim = sql.slot_void_done()
     # else a re-save: the row was read under the participant's lock
     write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
     following = None
     with connection.cursor() as cursor:
         if claim and connection.vendor == "postgresql":
-            # one round trip: the claim and the write in one statement; the write only
-            # happens when the claim did (its count says which of the two refused); and the
-            # next page's item read in it too (another row: the write does not touch it)
-            sql = (
-                f"WITH claimed AS ({claim} RETURNING id), written AS ({write} AND EXISTS"
-                " (SELECT 1 FROM claimed) " + _RATING_CONFLICT + " RETURNING 1)"
-                " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)"
+            # one round trip (``sql.claim_and_rate``)
+            item_sql, item_params = (
+                item_query(participant, then_read) if then_read is not None else (None, [])
             )
-            sql_params = [now, row.id, participant.pk, *params]
-            if then_read is not None:
-                item_sql, item_params = item_query(participant, then_read)
-                sql += f", nx.* FROM (SELECT 1) one LEFT JOIN ({item_sql}) nx ON true"
-                sql_params += item_params
-            cursor.execute(sql, sql_params)
+            statement = sql.claim_and_rate(claim, write, item_sql)
+            cursor.execute(statement, [now, row.id, participant.pk, *params, *item_params])
             claimed, written, *following = cursor.fetchone()
         else:
             claimed = 1
@@ -512,7 +498,7 @@ def _save_rating(
                 cursor.execute(claim, [now, row.id, participant.pk])
                 claimed = cursor.rowcount
             if claimed == 1:
-                cursor.execute(write + " " + _RATING_CONFLICT, params)
+                cursor.execute(write + " " + sql.RATING_CONFLICT, params)
                 written = cursor.rowcount
         if claimed != 1:
             raise SessionOver("This item is no longer reserved for you.")
@@ -540,41 +526,21 @@ def _is_excluded(participant: Participant) -> bool:
     return Rater.objects.excluded().filter(pk=participant.rater_id).exists()
 
 
-_RATING_CONFLICT = (
-    "ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
-    " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
-    " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
-    " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
-)
-
-
 def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
-    """(sql, params) of the rating's ``INSERT ... SELECT ... WHERE ...``, to be completed by
-    ``_RATING_CONFLICT`` (``ON CONFLICT (rater, sample) DO UPDATE``; PostgreSQL and SQLite),
-    so that a caller can add a condition to the WHERE first. The rating takes the versions
-    of the sample's setup, story and sense texts as they are now, and when the page said
-    which versions it showed (``text_version``) no row is written unless they still match
-    (the caller raises ``TextChanged`` and the transaction rolls back). A re-save updates
-    the answer and keeps the first ``started_at`` and ``created_at``. Hand-written: it runs
-    once per rated item."""
+    """(sql, params) of the rating's ``INSERT ... SELECT ... WHERE ...``
+    (``sql.rating_insert``), to be completed by ``sql.RATING_CONFLICT`` (``ON CONFLICT
+    (rater, sample) DO UPDATE``; PostgreSQL and SQLite), so that a caller can add a
+    condition to the WHERE first. The rating takes the versions of the sample's setup, story
+    and sense texts as they are now, and when the page said which versions it showed
+    (``text_version``) no row is written unless they still match (the caller raises
+    ``TextChanged`` and the transaction rolls back). A re-save updates the answer and keeps
+    the first ``started_at`` and ``created_at``."""
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
-    q = connection.ops.quote_name
-    where, shown, texts = "sa.id = %s", [], shown_texts.shown_sql()  # the study's versions
-    if answer.text_version:
-        where += f" AND ({texts.versions}) = (%s, %s, %s)"
-        shown = [int(v) for v in answer.text_version.split(".")]
-    sql = (
-        f"INSERT INTO {q(Rating._meta.db_table)}"
-        " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
-        " created_at, updated_at, setup_version, story_version, sense_version)"
-        f" SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, {texts.versions} FROM"
-        f" {q(Sample._meta.db_table)} sa JOIN {q(Story._meta.db_table)} sy ON sy.id = sa.story_id"
-        f" JOIN {q(Setup._meta.db_table)} st ON st.id = sy.setup_id"
-        f" LEFT JOIN {q(Sense._meta.db_table)} se ON se.id = sa.sense_id{texts.joins} WHERE {where}"
-    )
-    kind, study = participant.study.task_kind, texts.params(participant.study_id)
+    shown = [int(v) for v in answer.text_version.split(".")] if answer.text_version else []
+    kind, study = participant.study.task_kind, sql.ShownSql.params(participant.study_id)
     params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment]
-    return sql, [*params, started, now, now, *study, sample_id, *shown]
+    statement = sql.rating_insert(check_shown=bool(shown))
+    return statement, [*params, started, now, now, *study, sample_id, *shown]
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:

@@ -7,16 +7,14 @@ ratings of the text it showed before are outdated for the study and re-queued. T
 reference text, and so the benchmark's labels, exports and scores, stay as they are;
 changing those is the confirmed reference edit (``text_corrections.sample_reference_edit``).
 One rule for "the version a study shows": :func:`shown_version` in queries,
-:func:`shown_sql` in hand-written SQL, :func:`overlay` for items built in Python.
+:func:`studies.sql.shown_sql` in hand-written SQL, :func:`overlay` for items built in Python.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
-from django.db import connection
 from django.db.models import F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 
@@ -52,52 +50,6 @@ def valid_in_study(study: Study | int, prefix: str = "") -> Q:
     the texts the study shows now."""
     excluded = Q(**{f"{prefix}rater__in": Rater.objects.excluded()})
     return ~excluded & current_in_study(study, prefix)
-
-
-class ShownSql(NamedTuple):
-    """SQL pieces over a sample's setup ``st``, story ``sy`` and sense ``se`` (left
-    joined): ``texts`` selects precontext, sentence, ending, gloss and example sentence as
-    the study shows them, ``versions`` their three version numbers, and ``joins`` (three
-    ``%s``, each the study's id) goes after the sense's join."""
-
-    texts: str
-    versions: str
-    joins: str
-
-    @staticmethod
-    def params(study_id: int) -> list[int]:
-        return [study_id] * 3
-
-
-@cache
-def _shown_sql(vendor: str) -> ShownSql:
-    q = connection.ops.quote_name
-    pins, stored = q(StudyText._meta.db_table), q(TextVersion._meta.db_table)
-    joins = ""
-    for n, (kind, alias) in enumerate(zip(KINDS, ("st", "sy", "se")), start=1):
-        joins += (
-            f" LEFT JOIN {pins} p{n} ON p{n}.study_id = %s AND p{n}.kind = '{kind}'"
-            f" AND p{n}.object_id = {alias}.id LEFT JOIN {stored} t{n} ON t{n}.kind = '{kind}'"
-            f" AND t{n}.object_id = {alias}.id AND t{n}.version = p{n}.version"
-        )
-    columns = [
-        ("t1", "st", "precontext"),
-        ("t1", "st", "sentence"),
-        ("t2", "sy", "ending"),
-        ("t3", "se", "gloss"),
-        ("t3", "se", "example_sentence"),
-    ]
-    # ``->>`` reads a JSON member as text on PostgreSQL (jsonb) and SQLite (3.38+) alike
-    texts = ", ".join(f"COALESCE({t}.text ->> '{name}', {o}.{name})" for t, o, name in columns)
-    versions = (
-        "COALESCE(p1.version, st.version), COALESCE(p2.version, sy.version),"
-        " COALESCE(p3.version, se.version, 1)"
-    )
-    return ShownSql(texts, versions, joins)
-
-
-def shown_sql() -> ShownSql:
-    return _shown_sql(connection.vendor)
 
 
 def _objects_of(sample: Sample) -> list[tuple[str, TextObject | None]]:

@@ -1,0 +1,296 @@
+"""Every SQL statement of the studies app written by hand, in one place.
+
+They run on the participant's hot path (arrival, every rating page and save), where the
+ORM's per-query CPU was measured to cost a third to three quarters of the request; each
+builder says which caller runs it. ``tests/studies/test_sql.py`` parses every statement
+:func:`statements` lists and compares each column it names with the models' fields, and an
+``INSERT``'s column list with all of its table's columns: a column added to ``Rating`` that
+the rating save leaves out fails that test, not a study. A new statement goes here, and
+into :func:`statements`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cache
+from typing import NamedTuple
+
+from django.db import connection
+
+from annotations.models import (
+    Homonym,
+    Rating,
+    Sample,
+    Sense,
+    Setup,
+    Story,
+    TextVersion,
+)
+from annotations.text_versions import KINDS
+
+from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudyText
+
+
+def table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# --- the texts a study shows (``shown_texts``) ------------------------------------------
+
+
+class ShownSql(NamedTuple):
+    """SQL pieces over a sample's setup ``st``, story ``sy`` and sense ``se`` (left
+    joined): ``texts`` selects precontext, sentence, ending, gloss and example sentence as
+    the study shows them, ``versions`` their three version numbers, and ``joins`` (three
+    ``%s``, each the study's id) goes after the sense's join."""
+
+    texts: str
+    versions: str
+    joins: str
+
+    @staticmethod
+    def params(study_id: int) -> list[int]:
+        return [study_id] * 3
+
+
+@cache
+def _shown_sql(vendor: str) -> ShownSql:
+    pins, stored = table(StudyText), table(TextVersion)
+    joins = ""
+    for n, (kind, alias) in enumerate(zip(KINDS, ("st", "sy", "se")), start=1):
+        joins += (
+            f" LEFT JOIN {pins} p{n} ON p{n}.study_id = %s AND p{n}.kind = '{kind}'"
+            f" AND p{n}.object_id = {alias}.id LEFT JOIN {stored} t{n} ON t{n}.kind = '{kind}'"
+            f" AND t{n}.object_id = {alias}.id AND t{n}.version = p{n}.version"
+        )
+    columns = [
+        ("t1", "st", "precontext"),
+        ("t1", "st", "sentence"),
+        ("t2", "sy", "ending"),
+        ("t3", "se", "gloss"),
+        ("t3", "se", "example_sentence"),
+    ]
+    # ``->>`` reads a JSON member as text on PostgreSQL (jsonb) and SQLite (3.38+) alike
+    texts = ", ".join(f"COALESCE({t}.text ->> '{name}', {o}.{name})" for t, o, name in columns)
+    versions = (
+        "COALESCE(p1.version, st.version), COALESCE(p2.version, sy.version),"
+        " COALESCE(p3.version, se.version, 1)"
+    )
+    return ShownSql(texts, versions, joins)
+
+
+def shown_sql() -> ShownSql:
+    return _shown_sql(connection.vendor)
+
+
+# --- arrival: reserving a batch of slots (``assignment``) ---------------------------------
+
+
+def slot_free_counts() -> str:
+    """Free slots per (setup, slot number) of a study (params: study id)."""
+    return (
+        f"SELECT setup_id, number, count(*) FROM {table(Slot)}"
+        " WHERE study_id = %s AND status = 'free' GROUP BY setup_id, number"
+    )
+
+
+def slot_lowest(n_setups: int) -> str:
+    """Free slots of ``n_setups`` (setup, number) pairs (params: study id, then the
+    pairs)."""
+    pairs = " OR ".join("(setup_id = %s AND number = %s)" for _ in range(n_setups))
+    return (
+        f"SELECT id, setup_id, number FROM {table(Slot)}"
+        f" WHERE study_id = %s AND status = 'free' AND ({pairs})"
+    )
+
+
+def slot_lock_free(n_ids: int) -> str:
+    """Those of ``n_ids`` slots still free, locked; rows another transaction holds are
+    skipped (where the database can)."""
+    marks = ", ".join(["%s"] * n_ids)
+    sql = f"SELECT id FROM {table(Slot)} WHERE id IN ({marks}) AND status = 'free'"
+    if connection.features.has_select_for_update_skip_locked:
+        sql += " FOR UPDATE SKIP LOCKED"
+    return sql
+
+
+def slot_reserve(n_slots: int) -> str:
+    """Reserve ``n_slots`` free slots for a participant at their positions, one
+    compare-and-set (params: participant id, now, (slot id, position) pairs, slot ids)."""
+    cases = " ".join("WHEN %s THEN %s" for _ in range(n_slots))
+    marks = ", ".join("%s" for _ in range(n_slots))
+    return (
+        f"UPDATE {table(Slot)} SET status = 'reserved',"
+        f" participant_id = %s, reserved_at = %s, position = CASE id {cases} END"
+        f" WHERE id IN ({marks}) AND status = 'free'"
+    )
+
+
+# --- the participant's pages (``selectors``) -----------------------------------------------
+
+# Study columns read along with a participant (its datetimes are left deferred: no page of
+# a participant needs them, and these plain columns need no database-specific conversion).
+STUDY_FIELDS = tuple(
+    f.attname for f in Study._meta.concrete_fields if f.get_internal_type() != "DateTimeField"
+)
+PARTICIPANT_FIELDS = tuple(f.attname for f in Participant._meta.concrete_fields)
+
+
+def _columns(model, names: tuple[str, ...], alias: str) -> list[str]:
+    by_attname = {f.attname: f for f in model._meta.concrete_fields}
+    return [f"{alias}.{connection.ops.quote_name(by_attname[n].column)}" for n in names]
+
+
+def participant_select(*, by_token: bool, lock: bool) -> str:
+    """A participant's row (``PARTICIPANT_FIELDS``): by id (params: id), or by resume-token
+    hash within a study that is not a draft, joined with the study (``STUDY_FIELDS``;
+    params: hash, slug); locked ``FOR UPDATE`` when ``lock``."""
+    select = _columns(Participant, PARTICIPANT_FIELDS, "p")
+    sql = f"FROM {table(Participant)} p"
+    where = "p.id = %s"
+    if by_token:
+        select += _columns(Study, STUDY_FIELDS, "s")
+        sql += f" JOIN {table(Study)} s ON s.id = p.study_id"
+        where = "p.resume_hash = %s AND s.slug = %s AND s.status <> 'draft'"
+    sql = f"SELECT {', '.join(select)} {sql} WHERE {where}"
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF p" if by_token else " FOR UPDATE"
+    return sql
+
+
+def batch_rows() -> str:
+    """Every item of a batch, in order: its slots and attention checks (params: the
+    participant's id twice)."""
+    return (
+        f"SELECT position, done_at IS NOT NULL, 's', id, sample_id, status FROM {table(Slot)}"
+        " WHERE participant_id = %s AND status <> 'free' AND position IS NOT NULL"
+        " UNION ALL SELECT position, score IS NOT NULL, 'c', id, NULL, NULL"
+        f" FROM {table(AttentionAnswer)} WHERE participant_id = %s ORDER BY 1"
+    )
+
+
+class ItemValues(NamedTuple):
+    """The row :func:`item_sample` and :func:`item_check` read (in this order)."""
+
+    homonym: str
+    precontext: str
+    sentence: str
+    ending: str
+    meaning: str | None
+    example_sentence: str | None
+    score: int | None
+    nonsensical: bool | None
+    comment: str | None
+    other_meaning: str
+    setup_version: int | None
+    story_version: int | None
+    sense_version: int | None
+
+
+def item_sample() -> str:
+    """A slot's sample as the study shows it, with the participant's rating (params: the
+    study's three ``ShownSql.params``, the rater id, the slot id)."""
+    shown = shown_sql()
+    return (
+        f"SELECT h.form, {shown.texts}, r.score, r.nonsensical, r.comment, '',"
+        f" {shown.versions} FROM {table(Slot)} sl JOIN {table(Sample)} sa"
+        " ON sa.id = sl.sample_id"
+        f" JOIN {table(Story)} sy ON sy.id = sa.story_id"
+        f" JOIN {table(Setup)} st ON st.id = sy.setup_id"
+        f" JOIN {table(Homonym)} h ON h.id = st.homonym_id"
+        f" LEFT JOIN {table(Sense)} se ON se.id = sa.sense_id{shown.joins}"
+        f" LEFT JOIN {table(Rating)} r ON r.sample_id = sl.sample_id AND r.rater_id = %s"
+        " WHERE sl.id = %s"
+    )
+
+
+def item_check() -> str:
+    """An attention check with the participant's answer (params: the answer's id)."""
+    return (
+        "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
+        " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
+        " NULL, NULL, NULL"
+        f" FROM {table(AttentionAnswer)} a JOIN {table(CheckQuestion)} q"
+        " ON q.id = a.question_id WHERE a.id = %s"
+    )
+
+
+# --- the rating save (``services``) ----------------------------------------------------------
+
+_SLOT_HELD = " WHERE id = %s AND participant_id = %s AND status <> 'free'"
+
+
+def slot_done() -> str:
+    """Mark a reserved slot done (compare-and-set; params: now, slot id, participant id)."""
+    held = f"{_SLOT_HELD} AND status = 'reserved'"
+    return f"UPDATE {table(Slot)} SET status = 'done', done_at = %s{held}"
+
+
+def slot_void_done() -> str:
+    """A void slot rated for the first time (params: now, slot id, participant id)."""
+    return f"UPDATE {table(Slot)} SET done_at = %s{_SLOT_HELD}"
+
+
+RATING_CONFLICT = (
+    "ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
+    " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
+    " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
+    " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
+)
+
+
+def rating_insert(*, check_shown: bool) -> str:
+    """The rating's ``INSERT ... SELECT ... WHERE ...``, to be completed by
+    ``RATING_CONFLICT`` (after any condition a caller adds to the WHERE). Params: rater
+    id, kind, score, nonsensical, comment, started_at, created_at, updated_at, the study's
+    ``ShownSql.params``, the sample id, and with ``check_shown`` the three versions the page
+    showed (no row is written unless they still match)."""
+    texts = shown_sql()
+    where = "sa.id = %s"
+    if check_shown:
+        where += f" AND ({texts.versions}) = (%s, %s, %s)"
+    return (
+        f"INSERT INTO {table(Rating)}"
+        " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
+        " created_at, updated_at, setup_version, story_version, sense_version)"
+        f" SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, {texts.versions} FROM"
+        f" {table(Sample)} sa JOIN {table(Story)} sy ON sy.id = sa.story_id"
+        f" JOIN {table(Setup)} st ON st.id = sy.setup_id"
+        f" LEFT JOIN {table(Sense)} se ON se.id = sa.sense_id{texts.joins} WHERE {where}"
+    )
+
+
+def claim_and_rate(claim: str, write: str, item: str | None) -> str:
+    """PostgreSQL, one round trip: the slot's claim and the rating's write in one statement,
+    the write only when the claim happened (the two counts say which refused), and with
+    ``item`` the next page's item read in it too (another row: the write does not touch
+    it)."""
+    sql = (
+        f"WITH claimed AS ({claim} RETURNING id), written AS ({write} AND EXISTS"
+        f" (SELECT 1 FROM claimed) {RATING_CONFLICT} RETURNING 1)"
+        " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)"
+    )
+    if item is not None:
+        sql += f", nx.* FROM (SELECT 1) one LEFT JOIN ({item}) nx ON true"
+    return sql
+
+
+def statements() -> Iterator[tuple[str, str]]:
+    """(name, SQL) of every statement above, in each of its shapes (the column test)."""
+    yield "slot_free_counts", slot_free_counts()
+    yield "slot_lowest", slot_lowest(2)
+    yield "slot_lock_free", slot_lock_free(3)
+    yield "slot_reserve", slot_reserve(2)
+    for by_token in (False, True):
+        for lock in (False, True):
+            yield "participant_select", participant_select(by_token=by_token, lock=lock)
+    yield "batch_rows", batch_rows()
+    yield "item_sample", item_sample()
+    yield "item_check", item_check()
+    yield "slot_done", slot_done()
+    yield "slot_void_done", slot_void_done()
+    for check_shown in (False, True):
+        yield "rating_insert", rating_insert(check_shown=check_shown) + " " + RATING_CONFLICT
+    write = rating_insert(check_shown=True)
+    yield "claim_and_rate", claim_and_rate(slot_done(), write, item_sample())
+    yield "claim_and_rate", claim_and_rate(slot_void_done(), write, None)

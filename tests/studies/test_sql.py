@@ -1,0 +1,98 @@
+"""Every hand-written SQL statement of studies (``studies.sql``) names only columns its
+tables have, and an INSERT names every column of its table: a column added to a model that
+a statement misses fails here, not in a study."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.apps import apps
+
+from studies import sql
+
+KEYWORDS = set(
+    """select from where and or not in is null join left on as update set insert into case
+    when then end group by order union all for skip locked of exists with returning conflict
+    do excluded true false distinct""".split()
+)
+
+
+def _columns_by_table() -> dict[str, set[str]]:
+    return {
+        m._meta.db_table: {f.column for f in m._meta.concrete_fields}
+        for m in apps.get_models()
+        if m._meta.managed
+    }
+
+
+def problems(statement: str) -> list[str]:
+    """What in ``statement`` names a table or column the models do not have."""
+    tables = _columns_by_table()
+    text = re.sub(r"'[^']*'", "''", statement).replace('"', "").replace("%s", "?")
+    found: list[str] = []
+    aliases: dict[str, str] = {}
+    for name, alias in re.findall(r"(?:FROM|JOIN|INTO|UPDATE)\s+(\w+)(?:\s+(\w+))?", text):
+        if name not in tables:
+            if name.lower() not in KEYWORDS and not name.isdigit():
+                aliases.setdefault(name, "")  # a CTE's name
+            continue
+        aliases[name] = name
+        if alias and alias.lower() not in KEYWORDS:
+            aliases[alias] = name
+    derived = set(re.findall(r"(\w+)\s+AS\s+\(", text)) | set(re.findall(r"\)\s+(\w+)", text))
+    derived = {d for d in derived if d.lower() not in KEYWORDS}
+    named = {t for t in aliases.values() if t}
+    insert = re.search(r"INSERT INTO (\w+)\s*\(([^)]*)\)", text)
+    if insert:
+        aliases["EXCLUDED"] = insert.group(1)
+        listed = {c.strip() for c in insert.group(2).split(",")}
+        # the primary key is the one column left to the database
+        model = next(m for m in apps.get_models() if m._meta.db_table == insert.group(1))
+        missing = tables[insert.group(1)] - listed - {model._meta.pk.column}
+        found += [f"INSERT INTO {insert.group(1)} leaves out {c}" for c in sorted(missing)]
+        found += [
+            f"{insert.group(1)} has no column {c}" for c in sorted(listed - tables[insert.group(1)])
+        ]
+    for alias, column in re.findall(r"\b(\w+)\.(\w+|\*)", text):
+        if alias in derived or column == "*":
+            continue
+        table = aliases.get(alias)
+        if table is None:
+            found.append(f"unknown table or alias {alias}")
+        elif table and column not in tables[table]:
+            found.append(f"{table} has no column {column}")
+    bare = re.sub(r"\b\w+\.(\w+|\*)", " ", text)
+    bare = re.sub(r"INSERT INTO \w+\s*\([^)]*\)", " ", bare)
+    every = set().union(*(tables[t] for t in named)) if named else set()
+    for word in re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", bare):
+        if word.lower() in KEYWORDS or word in aliases or word in derived or word in tables:
+            continue
+        if word not in every:
+            found.append(f"no table of the statement has a column {word}")
+    return found
+
+
+@pytest.mark.parametrize("name,statement", list(sql.statements()))
+def test_every_column_a_statement_names_is_a_model_field(name, statement):
+    assert problems(statement) == [], name
+
+
+def test_every_statement_builder_is_listed_for_this_test():
+    public = {
+        n
+        for n, v in vars(sql).items()
+        if callable(v) and getattr(v, "__module__", "") == sql.__name__ and not n.startswith("_")
+    }
+    helpers = {"table", "shown_sql", "statements", "ShownSql", "ItemValues"}
+    assert public - helpers <= {name for name, _ in sql.statements()}
+
+
+def test_a_misspelt_column_and_an_insert_that_misses_a_column_are_found():
+    bogus = sql.item_check().replace("a.score", "a.scoore")
+    assert "studies_attentionanswer has no column scoore" in problems(bogus)
+    short = sql.rating_insert(check_shown=False).replace(" position,", "").replace(" NULL,", "")
+    assert "INSERT INTO annotations_rating leaves out position" in problems(short)
+    assert "no table of the statement has a column statuz" in problems(
+        sql.slot_free_counts().replace("status", "statuz")
+    )
