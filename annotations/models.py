@@ -15,8 +15,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Avg, Count, Exists, F, OuterRef, Q, StdDev
 
-SCORE_MIN = 1
-SCORE_MAX = 5
+from .kinds import KINDS, SCORE_MAX, SCORE_MIN, SENSE_CANDIDATES_MAX
+
+__all__ = ["SCORE_MAX", "SCORE_MIN", "SENSE_CANDIDATES_MAX"]  # read here by other modules
 
 
 class TaskKind(models.TextChoices):
@@ -31,15 +32,9 @@ class TaskKind(models.TextChoices):
     SENSE_CHOICE = "sense_choice", "Sense choice"
 
 
-# Inclusive score range per kind. Relatedness is RAW-C's 0 "totally unrelated" .. 4 "same
-# meaning"; a sense-choice score is the chosen candidate's index (0-based).
-SENSE_CANDIDATES_MAX = 10
-SCORE_RANGES: dict[str, tuple[int, int]] = {
-    TaskKind.PLAUSIBILITY: (SCORE_MIN, SCORE_MAX),
-    TaskKind.RELATEDNESS: (0, 4),
-    TaskKind.SENSE_CHOICE: (0, SENSE_CANDIDATES_MAX - 1),
-}
-GRADED_KINDS = (TaskKind.PLAUSIBILITY, TaskKind.RELATEDNESS)
+# Inclusive score range per kind (``annotations.kinds``).
+SCORE_RANGES: dict[str, tuple[int, int]] = {k: KINDS[k].score_range for k in TaskKind.values}
+GRADED_KINDS = tuple(TaskKind(k) for k in TaskKind.values if KINDS[k].graded)
 
 
 def score_range(kind: str) -> tuple[int, int]:

@@ -21,15 +21,13 @@ from urllib.parse import urlencode
 from django.core.exceptions import BadRequest
 from django.db.models import Q
 
+from .kinds import KINDS
 from .models import Dataset, Rater, Rating, RatingQuerySet, Sample, SampleQuerySet, Split, TaskKind
 
 SCOPE_PARAMS = ("dataset", "split", "study", "kind", "include_excluded", "include_outdated")
 TRUE, FALSE = ("1", "true", "on", "yes"), ("", "0", "false", "off", "no")
-ITEM_NAMES: dict[str, str] = {  # what one sample is, per kind, for the pages' sentences
-    TaskKind.PLAUSIBILITY: "stories",
-    TaskKind.RELATEDNESS: "sentence pairs",
-    TaskKind.SENSE_CHOICE: "sense-choice items",
-}
+# what one sample is, per kind, for the pages' sentences (``annotations.kinds``)
+ITEM_NAMES: dict[str, str] = {value: k.items for value, k in KINDS.items()}
 
 
 class ScopeError(BadRequest):

@@ -11,9 +11,9 @@ import numpy as np
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
 from ambisite.query import id_param
-from annotations.models import Homonym, Sample, TaskKind, score_range
+from annotations import kinds
+from annotations.models import Homonym, Sample, score_range
 from annotations.official import is_within_sd, label_mean, label_sd
-from annotations.scope import ITEM_NAMES
 from predictions.models import ModelRun
 
 from . import leaderboard
@@ -56,20 +56,16 @@ class KindScale:
 
     @property
     def name(self) -> str:
-        names: dict[str, str] = {
-            TaskKind.RELATEDNESS: "relatedness",
-            TaskKind.SENSE_CHOICE: "candidate",
-        }
-        return names.get(self.kind, "score")
+        return kinds.kind(self.kind).axis
 
     @property
     def items(self) -> str:
-        return ITEM_NAMES.get(self.kind, "samples")
+        return kinds.kind(self.kind).items
 
     @property
     def by_ending(self) -> bool:
         """Only AmbiStory's plausibility stories come open-ended or with an ending."""
-        return self.kind == TaskKind.PLAUSIBILITY
+        return kinds.kind(self.kind).by_ending
 
 
 def kind_scale(kind: str) -> KindScale:

@@ -18,6 +18,8 @@ import functools
 import secrets
 from dataclasses import dataclass, field
 
+from annotations.kinds import KINDS
+
 SCALE = {
     1: "The displayed meaning is not plausible at all given the context.",
     2: "The displayed meaning is theoretically conceivable, but less plausible than other "
@@ -364,32 +366,40 @@ class KindTexts:
     scale_words: dict[int, str] = field(default_factory=dict)
 
 
+# Per task kind (``annotations.kinds``): what its studies show and start with.
+KIND_TEXTS: dict[str, KindTexts] = {
+    "plausibility": KindTexts(
+        SCALE,
+        SCALE_INTRO,
+        UI,
+        GUIDELINES,
+        QUALIFICATION + QUALIFICATION_OTHER_MEANINGS + ATTENTION_CHECKS,
+        1,
+        scale_words=SCALE_WORDS,
+    ),
+    "relatedness": KindTexts(
+        RELATEDNESS_SCALE,
+        RELATEDNESS_SCALE_INTRO,
+        RELATEDNESS_UI,
+        RELATEDNESS_GUIDELINES,
+        RELATEDNESS_CHECKS,
+        attention_checks_per_batch=2,
+        scale_words=RELATEDNESS_SCALE_WORDS,
+    ),
+    "sense_choice": KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0),
+}
+
+
 def for_kind(kind: str) -> KindTexts:
-    """The texts and defaults of a task kind (plausibility: the AmbiStory paper's)."""
-    if kind == "relatedness":
-        return KindTexts(
-            RELATEDNESS_SCALE,
-            RELATEDNESS_SCALE_INTRO,
-            RELATEDNESS_UI,
-            RELATEDNESS_GUIDELINES,
-            RELATEDNESS_CHECKS,
-            attention_checks_per_batch=2,
-            scale_words=RELATEDNESS_SCALE_WORDS,
-        )
-    if kind == "sense_choice":
-        return KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0)
-    checks = QUALIFICATION + QUALIFICATION_OTHER_MEANINGS + ATTENTION_CHECKS
-    return KindTexts(SCALE, SCALE_INTRO, UI, GUIDELINES, checks, 1, scale_words=SCALE_WORDS)
+    """The texts and defaults of a task kind (plausibility, the AmbiStory paper's, for any
+    other value)."""
+    return KIND_TEXTS.get(kind, KIND_TEXTS["plausibility"])
 
 
 # (singular, plural) of one item a participant answers, per task kind: "Pair 3 of 6",
 # "Finished pairs: 2/6"; the guidelines' {items}. An activity may name its own
 # (``activities.Activity.nouns``).
-ITEM_NOUNS: dict[str, tuple[str, str]] = {
-    "plausibility": ("sample", "samples"),
-    "relatedness": ("pair", "pairs"),
-    "sense_choice": ("sentence", "sentences"),
-}
+ITEM_NOUNS: dict[str, tuple[str, str]] = {value: k.item_nouns for value, k in KINDS.items()}
 
 
 def item_nouns(kind: str) -> tuple[str, str]:
