@@ -85,11 +85,13 @@ def shown_sql() -> ShownSql:
 
 # --- arrival: reserving a batch of slots (``assignment``) ---------------------------------
 
+_SLOTS = Slot._meta.db_table  # a plain identifier: these reads name it as is
+
 
 def slot_free_counts() -> str:
     """Free slots per (setup, slot number) of a study (params: study id)."""
     return (
-        f"SELECT setup_id, number, count(*) FROM {table(Slot)}"
+        f"SELECT setup_id, number, count(*) FROM {_SLOTS}"
         " WHERE study_id = %s AND status = 'free' GROUP BY setup_id, number"
     )
 
@@ -99,7 +101,7 @@ def slot_lowest(n_setups: int) -> str:
     pairs)."""
     pairs = " OR ".join("(setup_id = %s AND number = %s)" for _ in range(n_setups))
     return (
-        f"SELECT id, setup_id, number FROM {table(Slot)}"
+        f"SELECT id, setup_id, number FROM {_SLOTS}"
         f" WHERE study_id = %s AND status = 'free' AND ({pairs})"
     )
 
@@ -108,7 +110,7 @@ def slot_lock_free(n_ids: int) -> str:
     """Those of ``n_ids`` slots still free, locked; rows another transaction holds are
     skipped (where the database can)."""
     marks = ", ".join(["%s"] * n_ids)
-    sql = f"SELECT id FROM {table(Slot)} WHERE id IN ({marks}) AND status = 'free'"
+    sql = f"SELECT id FROM {_SLOTS} WHERE id IN ({marks}) AND status = 'free'"
     if connection.features.has_select_for_update_skip_locked:
         sql += " FOR UPDATE SKIP LOCKED"
     return sql
@@ -120,7 +122,7 @@ def slot_reserve(n_slots: int) -> str:
     cases = " ".join("WHEN %s THEN %s" for _ in range(n_slots))
     marks = ", ".join("%s" for _ in range(n_slots))
     return (
-        f"UPDATE {table(Slot)} SET status = 'reserved',"
+        f"UPDATE {_SLOTS} SET status = 'reserved',"
         f" participant_id = %s, reserved_at = %s, position = CASE id {cases} END"
         f" WHERE id IN ({marks}) AND status = 'free'"
     )
