@@ -25,6 +25,12 @@ def allow(key: str, limit: int, window_s: int = 60) -> bool:
     return count <= limit
 
 
+def allow_all(*checks: tuple[str, int], window_s: int = 60) -> bool:
+    """``allow`` for each (key, limit) in turn, stopping at the first refused: a later limit
+    (a study's) never counts an event that an earlier one (the client's) refused."""
+    return all(allow(key, limit, window_s) for key, limit in checks)
+
+
 def over(key: str, limit: int, window_s: int = 60) -> bool:
     """True when ``key`` already counted more than ``limit`` events in the current window
     (counts nothing itself). A limit of 0 or less never is."""
@@ -76,3 +82,17 @@ def login_client_ip(request) -> str | None:
         return str(ipaddress.ip_address(_peer(request)))
     except ValueError:
         return None
+
+
+def client_key(request) -> str:
+    """Who counts as one client for the per-client study limits and holds: ``client_ip``,
+    except that an IPv6 address counts by its /64 network (one subscriber's usual share:
+    a client with a /64 could otherwise take a new address for every request)."""
+    ip = client_ip(request)
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip[:64]
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return ip

@@ -323,6 +323,16 @@ STUDY_RATE_PER_STUDY = env_int("STUDY_RATE_PER_STUDY", 1200)
 PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")
 PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com")
 PROLIFIC_API_TIMEOUT = env_float("PROLIFIC_API_TIMEOUT", 5.0)
+# Holds that scale with trust (docs/studies.md "Holds"), per client (ratelimit.client_key)
+# and study: at most this many unqualified holds at once and this many holds in all (0 turns
+# a cap off); each further hold of a client is half as long, never under HOLD_MIN_SECONDS;
+# a page that sent a heartbeat and then none for HOLD_IDLE_SECONDS (or said it was closed,
+# HOLD_GONE_SECONDS ago) gives its unqualified hold back.
+HOLD_UNQUALIFIED_PER_CLIENT = env_int("HOLD_UNQUALIFIED_PER_CLIENT", 3)
+HOLD_TOTAL_PER_CLIENT = env_int("HOLD_TOTAL_PER_CLIENT", 6)
+HOLD_MIN_SECONDS = env_int("HOLD_MIN_SECONDS", 120)
+HOLD_IDLE_SECONDS = env_int("HOLD_IDLE_SECONDS", 300)
+HOLD_GONE_SECONDS = env_int("HOLD_GONE_SECONDS", 30)
 # How many reverse proxies in front of gunicorn append the peer they saw to X-Forwarded-For
 # (1 for the TLS proxy of docs/deployment.md). Per-IP limits (studies, tokens, logins) then
 # count the client's address instead of the proxy's; 0 uses REMOTE_ADDR.

@@ -248,16 +248,32 @@ class Participant(models.Model):
     resume_hash = models.CharField(
         max_length=64, blank=True, help_text="SHA-256 of the browser's resume token."
     )
+    # The holds of docs/studies.md "Holds": who asked (``ambisite.ratelimit.client_key``),
+    # until when an unqualified batch is held (shorter for a client holding many), and when
+    # the hold lapses without a heartbeat from the page (None: no page script has called).
+    client = models.CharField(max_length=64, blank=True)
+    held_until = models.DateTimeField(null=True, blank=True)
+    lapse_at = models.DateTimeField(null=True, blank=True)
+    # A researcher's PID reset (or a lapsed unqualified hold) moves the PID here, so the
+    # person it belongs to can arrive with it again (``studies.remedies``).
+    pid_before_reset = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-started_at"]
         constraints = [
-            models.UniqueConstraint(fields=["study", "prolific_pid"], name="one_pid_per_study"),
+            models.UniqueConstraint(
+                fields=["study", "prolific_pid"],
+                condition=~Q(prolific_pid=""),
+                name="one_pid_per_study",
+            ),
             models.UniqueConstraint(
                 fields=["resume_hash"], condition=~Q(resume_hash=""), name="unique_resume_hash"
             ),
         ]
-        indexes = [models.Index(fields=["study", "status", "started_at"])]
+        indexes = [
+            models.Index(fields=["study", "status", "started_at"]),
+            models.Index(fields=["study", "client", "status"]),
+        ]
 
     def __str__(self) -> str:
         return f"{self.rater} in {self.study}"
@@ -276,10 +292,14 @@ class Participant(models.Model):
         return (self.finished_at - self.started_at).total_seconds() / 60
 
     def deadline(self, study: Study | None = None) -> datetime:
-        """Until when the batch is held: ``Study.hold_minutes`` from consent."""
+        """Until when the batch is held: ``Study.hold_minutes`` from consent, and before the
+        qualification test no later than ``held_until`` and ``lapse_at``."""
         study = study or self.study
         qualified = self.status != self.Status.STARTED
-        return self.started_at + timedelta(minutes=study.hold_minutes(qualified))
+        end = self.started_at + timedelta(minutes=study.hold_minutes(qualified))
+        if not qualified:  # the unqualified hold may be shorter (studies.holds)
+            end = min([t for t in (self.held_until, self.lapse_at) if t is not None] + [end])
+        return end
 
     def is_late(self, now: datetime | None = None) -> bool:
         """Still active past :meth:`deadline`: the participant rule every page and service
@@ -411,3 +431,35 @@ class AttentionAnswer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.participant} check {self.question_id}: {self.score}"
+
+
+class Remedy(models.Model):
+    """A researcher's remedy against abuse (``studies.remedies``): what was done to which
+    participants, by whom and why. Kept for the record; never changed."""
+
+    class Action(models.TextChoices):
+        RELEASE = "release", "Release holds"
+        EXCLUDE = "exclude", "Exclude and release"
+        PID_RESET = "pid_reset", "PID reset"
+
+    study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="remedies")
+    action = models.CharField(max_length=20, choices=Action.choices)
+    client = models.CharField(max_length=64, blank=True)
+    started_from = models.DateTimeField(null=True, blank=True)
+    started_to = models.DateTimeField(null=True, blank=True)
+    pid = models.CharField(max_length=64, blank=True)
+    count = models.PositiveIntegerField(default=0)
+    reason = models.TextField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="remedy_has_a_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} in {self.study}: {self.count}"

@@ -16,11 +16,11 @@ import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotations.models import (
@@ -32,7 +32,7 @@ from annotations.models import (
 )
 from annotations.services import rater_exclude, rater_include
 
-from . import defaults, late, qualification, sql
+from . import defaults, holds, late, qualification, sql
 from .assignment import (
     BatchUnavailable,
     batch_problem,
@@ -45,6 +45,8 @@ from .assignment import (
     slots_restore,
     slots_void,
 )
+from .errors import StudyBusy, StudyError
+from .holds import hold_end as _expire
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .selectors import (
     BatchRow,
@@ -59,14 +61,6 @@ from .selectors import (
 )
 
 OPTIONAL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{0,64}$")
-
-
-class StudyError(Exception):
-    """A study action refused, with a reason a person can read."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 class StudyFull(StudyError):
@@ -220,11 +214,6 @@ class OtherBrowser(StudyError):
     """This PID already started the study in another browser (no resume token)."""
 
 
-class StudyBusy(StudyError):
-    """Too many participants hold a batch without having qualified yet, or such holds take
-    every place: an arrival may succeed in a few minutes."""
-
-
 def arrival_check(*, study: Study, pid: str | None, study_id: str = "", session_id: str = ""):
     """Refuse an arrival link whose PID does not match the study's pattern, whose STUDY_ID
     differs from the study's Prolific study id (when one is set) or whose SESSION_ID is
@@ -244,34 +233,35 @@ def resume_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def unqualified_count(study: Study, now: datetime | None = None) -> int:
-    """Participants holding a batch before qualifying (past their brief hold they no
-    longer count, even before the expiry sweep has run)."""
-    since = (now or timezone.now()) - timedelta(minutes=study.hold_minutes(False))
-    return Participant.objects.filter(
-        study=study, status=Participant.Status.STARTED, started_at__gte=since
-    ).count()
 
 
 def participant_arrive(
-    *, study: Study, pid: str, study_id: str = "", session_id: str = "", resume_hash: str = ""
+    *,
+    study: Study,
+    pid: str,
+    study_id: str = "",
+    session_id: str = "",
+    resume_hash: str = "",
+    client: str = "",
 ) -> Participant:
     """Consent: the participant for ``pid`` with a freshly reserved batch, held briefly
     until the qualification test. An existing PID is returned only to the browser whose
     resume token hash matches (``OtherBrowser`` otherwise). Raises ``InvalidArrival``,
     ``StudyError`` (not open), ``StudyBusy`` (too many unqualified holds, or every place is
     held by someone who has not qualified yet: try again in a few minutes) or ``StudyFull``;
-    a refused arrival stores nothing. No transaction is held across the retries."""
+    a refused arrival stores nothing. No transaction is held across the retries. ``client``
+    (``ambisite.ratelimit.client_key``) is held to its caps (``holds.hold_admit``)."""
     arrival_check(study=study, pid=pid, study_id=study_id, session_id=session_id)
-    existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    existing = holds.pid_owner(study=study, pid=pid)
     if existing:
         return _resumed(existing, resume_hash)
     if study.status != Study.Status.OPEN:
         raise StudyError("This study is not open.")
-    if unqualified_count(study) >= study.max_unqualified:
+    if holds.unqualified_count(study) >= study.max_unqualified:
         raise StudyBusy("Many people are starting this study right now.")
 
     def create() -> Participant:
+        held_until = holds.hold_admit(study=study, client=client)
         rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=new_pseudonym())
         return Participant.objects.create(
             study=study,
@@ -280,6 +270,8 @@ def participant_arrive(
             prolific_study_id=study_id,
             prolific_session_id=session_id,
             resume_hash=resume_hash,
+            client=client,
+            held_until=held_until,
         )
 
     for sweep in (False, True):
@@ -570,16 +562,6 @@ def _save_check(participant: Participant, position: int, answer: Answer) -> None
     check.save()
 
 
-def _expire(participant: Participant) -> bool:
-    changed = Participant.objects.filter(pk=participant.pk, status__in=Participant.ACTIVE).update(
-        status=Participant.Status.TIMED_OUT
-    )
-    if changed:
-        slots_release(participant)
-        participant.status = Participant.Status.TIMED_OUT
-    return bool(changed)
-
-
 def participants_expire(*, study: Study | None = None, now: datetime | None = None) -> int:
     """Time out the participants past their hold (``Participant.deadline``) and release
     their unrated slots for the next arrivals; one short transaction per participant, so
@@ -589,17 +571,7 @@ def participants_expire(*, study: Study | None = None, now: datetime | None = No
     studies = [study] if study else Study.objects.exclude(status=Study.Status.DRAFT)
     count = 0
     for st in studies:
-        late = Participant.objects.filter(study=st).filter(
-            Q(
-                status=Participant.Status.STARTED,
-                started_at__lt=now - timedelta(minutes=st.hold_minutes(False)),
-            )
-            | Q(
-                status=Participant.Status.QUALIFIED,
-                started_at__lt=now - timedelta(minutes=st.hold_minutes(True)),
-            )
-        )
-        for participant in late:
+        for participant in Participant.objects.filter(study=st).filter(holds.late(st, now)):
             with transaction.atomic():
                 count += _expire(participant)
     return count

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import monitor_views, preview_views, researcher_views, text_views, views
+from . import hold_views, monitor_views, preview_views, researcher_views, text_views, views
 
 app_name = "studies"
 urlpatterns = [
@@ -48,6 +48,7 @@ participant_patterns = (
         path("<slug:slug>/welcome/", views.welcome, name="welcome"),
         path("<slug:slug>/guidelines/", views.guidelines, name="guidelines"),
         path("<slug:slug>/qualification/", views.qualification, name="qualification"),
+        path("<slug:slug>/hold/", hold_views.heartbeat, name="hold"),
         path("<slug:slug>/rate/", views.rate_next, name="rate_next"),
         path("<slug:slug>/rate/<int:pos>/", views.rate, name="rate"),
         path("<slug:slug>/done/", views.done, name="done"),

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite import ratelimit
 
-from . import defaults, late, prolific, selectors, services, study_texts
+from . import defaults, holds, late, prolific, selectors, services, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Participant, Study
 from .qualification import participant_questions
@@ -85,12 +85,11 @@ def _too_many(request, study) -> HttpResponse:
 
 
 def _limited(request: HttpRequest, study: Study, action: str) -> bool:
-    """Count one ``action`` (arrive, qualify) per IP and per study; True past a limit."""
-    per_ip = ratelimit.allow(
-        f"{action}:ip:{ratelimit.client_ip(request)}", settings.STUDY_RATE_PER_IP
+    """Count ``action`` per client, then (if let through) per study; True past a limit."""
+    return not ratelimit.allow_all(
+        (f"{action}:ip:{ratelimit.client_key(request)}", settings.STUDY_RATE_PER_IP),
+        (f"{action}:study:{study.pk}", settings.STUDY_RATE_PER_STUDY),
     )
-    per_study = ratelimit.allow(f"{action}:study:{study.pk}", settings.STUDY_RATE_PER_STUDY)
-    return not (per_ip and per_study)
 
 
 def _where(participant: Participant) -> str:
@@ -172,7 +171,7 @@ def arrive(request: HttpRequest, slug: str) -> HttpResponse:
         return _invalid(request, study, exc)
     if study.status != Study.Status.OPEN:
         return _not_open(request, study)
-    if Participant.objects.filter(study=study, prolific_pid=pid).exists():
+    if holds.pid_taken(study, pid):
         return _other_browser(request, study)
     # The token this browser will consent with, kept in its cookie from now on (it is
     # stored nowhere yet): when the consent's answer is lost, opening the link again or
@@ -224,7 +223,10 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         prolific.submission_check(study=study, **arrival)  # off unless a token is configured
         participant = services.participant_arrive(
-            study=study, resume_hash=services.resume_hash(token), **arrival
+            study=study,
+            resume_hash=services.resume_hash(token),
+            client=ratelimit.client_key(request),
+            **arrival,
         )
     except services.InvalidArrival as exc:
         return _invalid(request, study, exc)
@@ -240,13 +242,13 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
                 "the study on Prolific. You have not started any work and lose nothing."
             ),
         )
-    except services.StudyBusy:
+    except services.StudyBusy as exc:
         return _problem(
             request,
             study,
             "Please try again in a few minutes",
-            "Many people are starting this study right now. Please open the study link again "
-            "in a few minutes. You have not started any work and lose nothing.",
+            f"{exc.reason} Please open the study link again in a few minutes. You have not "
+            "started any work and lose nothing.",
             status=429,
         )
     except services.StudyError as exc:

@@ -245,6 +245,8 @@ RULES: dict[str, dict[str, Callable]] = {
     "dashboards:rater_exclusion": POST_ONLY_SITE,
     "wug:annotate": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
+    # the heartbeat of the pages before qualifying (static/js/hold.js): POST only
+    "participate:hold": {role: status(405) for role in ROLES},
     **{
         f"participate:{name}": PARTICIPANT
         for name in (

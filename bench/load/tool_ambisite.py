@@ -114,6 +114,8 @@ def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> sub
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-load-not-secret",
         "STUDY_RATE_PER_IP": "0",  # every browser comes from 127.0.0.1
         "STUDY_RATE_PER_STUDY": "0",
+        "HOLD_UNQUALIFIED_PER_CLIENT": "0",  # and so do all their holds
+        "HOLD_TOTAL_PER_CLIENT": "0",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
     return subprocess.Popen(

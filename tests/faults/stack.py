@@ -108,6 +108,8 @@ def django_env(database_url: str, **extra: str) -> dict[str, str]:
         DEBUG="0",
         SECRET_KEY="faults-test-key",
         STUDY_RATE_PER_IP="0",  # every browser comes from 127.0.0.1
+        HOLD_UNQUALIFIED_PER_CLIENT="0",  # so do their holds
+        HOLD_TOTAL_PER_CLIENT="0",
         CACHE_URL="locmem://",
         STATIC_MANIFEST="0",  # nothing collected: templates link plain static names
         AMBISITE_VAR_DIR=str(Path(tempfile.gettempdir()) / "ambisite-faults-var"),

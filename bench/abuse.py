@@ -1,0 +1,525 @@
+"""Attacks on a study's arrival, each against its own fresh study, while real participants arrive
+spaced ``--spacing`` s apart: how many of them get a batch (issue 29, docs/security.md).
+
+Loopback only and bounded: the server (gunicorn, DEBUG=0, the default study and hold settings,
+``TRUSTED_PROXY_HOPS=1`` so that each simulated client has its own address in
+X-Forwarded-For) serves a scratch database (``bench/scratch.py``: PostgreSQL next to
+DATABASE_URL, else SQLite under var/), every attacker sends at most ``--max-requests``
+requests, and the whole run stops after ``--timeout`` s whatever happens; the server runs in
+its own process group, killed at the end.
+
+The attacks (all at once, each on its own study of ``--places`` places; the attackers start
+``--lead`` s before the first real arrival):
+
+* ``made-up-pids``: one client consents with made-up PIDs and fresh cookies, as fast as the
+  per-client rate lets it, to hold places without qualifying;
+* ``unqualified-cap``: four clients do the same, to fill the study's cap on unqualified holds;
+* ``double-count``: one client floods arrival GETs (``--flood-rate`` a second) and the
+  qualification POSTs of a participant of its own, so that a per-study limit counting refused
+  requests would refuse real arrivals and real qualifications;
+* ``qualified-squat``: four clients consent and pass the qualification test (worst case: they
+  know the answers, read here from the database) to hold places for the whole time limit;
+* ``burn-pid``: four clients know the real participants' PIDs and consent with each one
+  shortly before its owner arrives (and qualify, so the hold never lapses); the owner is
+  refused (409), then the researcher resets the PID on the study page (as when the owner
+  writes in) and the owner tries once more.
+
+A real arrival is one browser from an address of its own: the arrival link, the consent, and
+the qualification test answered correctly. It *gets in* when the consent answers with the
+qualification page. Printed per attack: real arrivals tried / got in / qualified (for
+burn-pid also after the reset), the attackers' requests by answer, and the places held by
+attackers and real participants at the end.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/abuse.py \\
+        [--cache redis://127.0.0.1:6379/<n>] [--smoke] [--attacks a,b] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT), str(HERE), str(HERE / "load")]
+
+ATTACKS = ("made-up-pids", "unqualified-cap", "double-count", "qualified-squat", "burn-pid")
+RESEARCHER = ("bench-researcher", "bench-abuse-password-1")
+TOKEN = re.compile(r'name="token" value="([^"]+)"')
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+QUESTION = re.compile(r'name="q(\d+)"')
+RESET = re.compile(r'href="(/studies/\d+/participants/\d+/reset-pid/)"')
+
+
+@dataclass
+class Size:
+    places: int  # setups x 6 samples x ratings / per_participant
+    setups: int
+    per_participant: int
+    ratings: int
+    real: int
+    spacing: float
+    lead: float
+    flood_rate: float
+    workers: int
+
+
+DEFAULT = Size(
+    places=100,
+    setups=40,
+    per_participant=12,
+    ratings=5,
+    real=12,
+    spacing=15,
+    lead=60,
+    flood_rate=100,
+    workers=3,
+)
+SMOKE = Size(
+    places=48, setups=8, per_participant=2, ratings=2, real=4, spacing=1, lead=3, flood_rate=20,
+    workers=1,
+)  # fmt: skip
+
+
+@dataclass
+class Study:
+    attack: str
+    slug: str
+    pk: int
+    answers: dict[int, int]  # question pk -> an accepted answer (the attackers' worst case)
+
+
+@dataclass
+class Tally:
+    real_tried: int = 0
+    real_in: int = 0
+    real_qualified: int = 0
+    real_in_after_reset: int = 0
+    refusals: Counter = field(default_factory=Counter)  # real arrivals' refusals by status
+    attacker: Counter = field(default_factory=Counter)  # attacker answers by status
+    sent: int = 0
+
+
+# --- server ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def setup_database(size: Size, attacks: list[str], run: str) -> tuple[str, list[Study]]:
+    """A scratch database with one open study per attack and a researcher; Django is set up
+    in this process for it (its connections are closed before the server starts)."""
+    from scratch import scratch_database_url
+
+    url = scratch_database_url("abuse")
+    os.environ.update(DATABASE_URL=url, DEBUG="0", STATIC_MANIFEST="0")
+    os.environ.setdefault("SECRET_KEY", "bench-abuse-" + "x" * 40)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connections
+
+    from studies.models import CheckQuestion
+    from tests.studies.helpers import open_study, unrated_setups
+
+    call_command("migrate", verbosity=0, interactive=False)
+    get_user_model().objects.create_user(RESEARCHER[0], password=RESEARCHER[1], is_staff=True)
+    studies = []
+    samples = unrated_setups(size.setups, split="abuse")  # each study has its own places
+    for attack in attacks:
+        study = open_study(
+            samples=samples,
+            per_participant=size.per_participant,
+            ratings=size.ratings,
+            slug=f"{run}-{attack}",
+        )
+        answers = {q.pk: q.expected for q in CheckQuestion.objects.filter(study=study)}
+        studies.append(Study(attack, study.slug, study.pk, answers))
+    connections.close_all()
+    return url, studies
+
+
+def start_server(url: str, port: int, size: Size, cache: str, log: Path) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": url,
+        "DEBUG": "0",
+        "STATIC_MANIFEST": "0",
+        "TRUSTED_PROXY_HOPS": "1",  # each simulated client's address is in X-Forwarded-For
+        "CACHE_URL": cache,
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    for name in list(env):  # the study and hold settings stay at their defaults
+        if name.startswith(("STUDY_RATE_", "HOLD_")):
+            env.pop(name)
+    config = ROOT / "ambisite" / "gunicorn.conf.py"
+    return subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", str(config), "ambisite.wsgi"]
+        + ["-b", f"127.0.0.1:{port}", "-k", "gthread", "-w", str(size.workers)]
+        + ["--threads", "4", "--log-level", "warning"],
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+# --- clients -----------------------------------------------------------------------------------
+
+
+class Client:
+    """One browser: its own cookies, its own address (X-Forwarded-For), no redirects followed."""
+
+    def __init__(self, base: str, address: str, tally: Tally | None = None):
+        import aiohttp
+
+        self.base, self.address, self.tally = base, address, tally
+        self.session = aiohttp.ClientSession(
+            cookie_jar=aiohttp.CookieJar(unsafe=True),
+            timeout=aiohttp.ClientTimeout(total=30),
+        )
+
+    async def close(self) -> None:
+        await self.session.close()
+
+    async def request(self, method: str, path: str, data=None) -> tuple[int, str, str]:
+        headers = {"X-Forwarded-For": self.address}
+        try:
+            async with self.session.request(
+                method, self.base + path, data=data, headers=headers, allow_redirects=False
+            ) as response:
+                text = await response.text()
+                status, location = response.status, response.headers.get("Location", "")
+        except (TimeoutError, OSError) as exc:
+            status, text, location = 0, repr(exc), ""
+        if self.tally is not None:
+            self.tally.sent += 1
+            self.tally.attacker[status] += 1
+        return status, text, location
+
+    async def arrive(self, slug: str, pid: str) -> tuple[int, str]:
+        """The arrival link and the consent: (status, Location) of the consent, or of the
+        arrival page when it refused."""
+        link = f"/s/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=&SESSION_ID=se{pid[:8]}"
+        status, page, _ = await self.request("GET", link)
+        token, csrf = TOKEN.search(page), CSRF.search(page)
+        if status != 200 or not token or not csrf:
+            return status, ""
+        data = {"pid": pid, "token": token[1], "csrfmiddlewaretoken": csrf[1]}
+        data |= {"study_id": "", "session_id": f"se{pid[:8]}"}
+        status, _, location = await self.request("POST", f"/s/{slug}/consent/", data)
+        return status, location
+
+    async def qualify(self, study: Study) -> bool:
+        """Answer the qualification test correctly; True when it is passed."""
+        path = f"/s/{study.slug}/qualification/"
+        status, page, _ = await self.request("GET", path)
+        csrf = CSRF.search(page)
+        if status != 200 or not csrf:
+            return False
+        data = {"csrfmiddlewaretoken": csrf[1]}
+        data |= {f"q{pk}": str(study.answers[int(pk)]) for pk in QUESTION.findall(page)}
+        status, _, location = await self.request("POST", path, data)
+        return status == 302 and "/rate/" in location
+
+
+def made_up_pid(rng: random.Random) -> str:
+    return f"{rng.getrandbits(96):024x}"
+
+
+# --- the attacks -------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    base: str
+    size: Size
+    prefix: str  # "10.<run>": this run's addresses
+    stop_at: float
+    max_requests: int
+    rng: random.Random
+
+    def address(self, group: int, n: int) -> str:
+        return f"{self.prefix}.{group}.{n % 250 + 1}"
+
+    def over(self, tally: Tally) -> bool:
+        return time.monotonic() >= self.stop_at or tally.sent >= self.max_requests
+
+
+async def squatter(run: Run, study: Study, tally: Tally, address: str, qualify: bool) -> None:
+    """Consent again and again with made-up PIDs and fresh cookies, as fast as the answers
+    allow (a refusal waits a second), qualifying each hold when ``qualify``."""
+    while not run.over(tally):
+        client = Client(run.base, address, tally)
+        try:
+            status, location = await client.arrive(study.slug, made_up_pid(run.rng))
+            if status == 302 and "/qualification/" in location and qualify:
+                await client.qualify(study)
+            elif status != 302:
+                await asyncio.sleep(1)
+        finally:
+            await client.close()
+
+
+async def made_up_pids(run: Run, study: Study, tally: Tally, groups: int = 1) -> None:
+    await asyncio.gather(
+        *(squatter(run, study, tally, run.address(100 + g, g), False) for g in range(groups))
+    )
+
+
+async def unqualified_cap(run: Run, study: Study, tally: Tally) -> None:
+    await made_up_pids(run, study, tally, groups=4)
+
+
+async def qualified_squat(run: Run, study: Study, tally: Tally) -> None:
+    await asyncio.gather(
+        *(squatter(run, study, tally, run.address(110 + g, g), True) for g in range(4))
+    )
+
+
+async def double_count(run: Run, study: Study, tally: Tally) -> None:
+    """``flood_rate`` arrival GETs a second from one address, and as many qualification
+    POSTs (an empty form) of a participant of its own."""
+    address = run.address(120, 0)
+    own = Client(run.base, address, tally)
+    await own.arrive(study.slug, made_up_pid(run.rng))
+    _, page, _ = await own.request("GET", f"/s/{study.slug}/qualification/")
+    form = {"csrfmiddlewaretoken": m[1] if (m := CSRF.search(page)) else ""}
+    flood = Client(run.base, address, tally)
+    interval = 1 / run.size.flood_rate
+    try:
+        while not run.over(tally):
+            started = time.monotonic()
+            link = f"/s/{study.slug}/?PROLIFIC_PID={made_up_pid(run.rng)}&STUDY_ID=&SESSION_ID=x"
+            await asyncio.gather(
+                flood.request("GET", link),
+                own.request("POST", f"/s/{study.slug}/qualification/", form),
+            )
+            await asyncio.sleep(max(0.0, 2 * interval - (time.monotonic() - started)))
+    finally:
+        await own.close()
+        await flood.close()
+
+
+ATTACKERS = {
+    "made-up-pids": made_up_pids,
+    "unqualified-cap": unqualified_cap,
+    "double-count": double_count,
+    "qualified-squat": qualified_squat,
+    "burn-pid": None,  # in ``real_arrivals``: the burner goes just before each owner
+}
+
+
+async def researcher_reset(run: Run, study: Study, pid: str) -> bool:
+    """Log in as the researcher and reset ``pid`` on the study page (search, Reset PID…)."""
+    client = Client(run.base, run.address(200, 1))
+    try:
+        _, page, _ = await client.request("GET", "/accounts/login/")
+        data = {"username": RESEARCHER[0], "password": RESEARCHER[1]}
+        data["csrfmiddlewaretoken"] = CSRF.search(page)[1]  # type: ignore[index]
+        await client.request("POST", "/accounts/login/", data)
+        _, page, _ = await client.request("GET", f"/studies/{study.pk}/?q={pid}")
+        link = RESET.search(page)
+        if not link:
+            return False
+        _, page, _ = await client.request("GET", link[1])
+        form = {"reason": "bench: the owner wrote in", "csrfmiddlewaretoken": ""}
+        form["csrfmiddlewaretoken"] = CSRF.search(page)[1]  # type: ignore[index]
+        status, _, _ = await client.request("POST", link[1], form)
+        return status == 302
+    finally:
+        await client.close()
+
+
+def _in(status: int, location: str) -> bool:
+    return status == 302 and "/qualification/" in location
+
+
+async def _burn(run: Run, study: Study, pid: str, n: int) -> None:
+    """A stranger consents with the owner's PID first, and qualifies (the hold never lapses)."""
+    burner = Client(run.base, run.address(130 + n % 4, n))
+    try:
+        status, _ = await burner.arrive(study.slug, pid)
+        if status == 302:
+            await burner.qualify(study)
+    finally:
+        await burner.close()
+
+
+async def one_real(run: Run, study: Study, tally: Tally, n: int) -> None:
+    pid = made_up_pid(run.rng)
+    if study.attack == "burn-pid":
+        await _burn(run, study, pid, n)
+    address = run.address(50 + n // 250, n)
+    client = Client(run.base, address)
+    try:
+        tally.real_tried += 1
+        status, location = await client.arrive(study.slug, pid)
+        got_in = _in(status, location)
+        tally.real_in += got_in
+        if status == 409 and study.attack == "burn-pid" and await researcher_reset(run, study, pid):
+            await client.close()
+            client = Client(run.base, address)  # the owner opens the link again
+            got_in = _in(*await client.arrive(study.slug, pid))
+            tally.real_in_after_reset += got_in
+        if got_in:
+            tally.real_qualified += await client.qualify(study)
+        else:
+            tally.refusals[status] += 1
+    finally:
+        await client.close()
+
+
+async def real_arrivals(run: Run, study: Study, tally: Tally) -> None:
+    await asyncio.sleep(run.size.lead)
+    jobs = []
+    for n in range(run.size.real):
+        jobs.append(asyncio.create_task(one_real(run, study, tally, n)))
+        await asyncio.sleep(run.size.spacing)
+    await asyncio.gather(*jobs)
+
+
+async def attack(run: Run, study: Study) -> Tally:
+    """The attacker (if any) from the start, real arrivals after the head start; the attacker
+    is stopped when the last real arrival is done."""
+    tally = Tally()
+    attacker = ATTACKERS[study.attack]
+    real = asyncio.create_task(real_arrivals(run, study, tally))
+    attacking = asyncio.create_task(attacker(run, study, tally)) if attacker else None
+    await real
+    if attacking is not None:
+        attacking.cancel()
+        await asyncio.gather(attacking, return_exceptions=True)
+    return tally
+
+
+async def run_all(run: Run, studies: list[Study]) -> list[Tally]:
+    from generator import wait_up
+
+    await wait_up(run.base + "/healthz", timeout=120)
+    return list(await asyncio.gather(*(attack(run, study) for study in studies)))
+
+
+def held_places(url: str, studies: list[Study]) -> dict[str, dict[str, int]]:
+    """Per study: its places, and how many participants hold or used one (status) at the end."""
+    from django.db import connections
+
+    from studies.models import Participant
+
+    connections.close_all()
+    out = {}
+    for study in studies:
+        rows = Participant.objects.filter(study_id=study.pk).values_list("status", flat=True)
+        out[study.attack] = dict(Counter(rows))
+    connections.close_all()
+    return out
+
+
+def report(size: Size, studies: list[Study], tallies: list[Tally], held) -> list[dict]:
+    rows = []
+    print(
+        f"{size.places} places a study, {size.real} real arrivals {size.spacing:g} s apart "
+        f"after a {size.lead:g} s head start of the attackers"
+    )
+    header = f"{'attack':16} {'real in':>9} {'qualified':>9} {'after reset':>11} {'sent':>7}"
+    print(header + "  attackers' answers / participants at the end")
+    for study, tally in zip(studies, tallies):
+        after = (
+            f"{tally.real_in_after_reset}/{tally.real_tried}" if study.attack == "burn-pid" else ""
+        )
+        answers = " ".join(f"{k}:{v}" for k, v in sorted(tally.attacker.items()))
+        print(
+            f"{study.attack:16} {tally.real_in:>4}/{tally.real_tried:<4} "
+            f"{tally.real_qualified:>9} {after:>11} {tally.sent:>7}  {answers} / "
+            f"{held[study.attack]}"
+        )
+        rows.append(
+            {
+                "attack": study.attack,
+                "real_tried": tally.real_tried,
+                "real_in": tally.real_in,
+                "real_qualified": tally.real_qualified,
+                "real_in_after_reset": tally.real_in_after_reset,
+                "real_refusals": dict(tally.refusals),
+                "attacker_requests": tally.sent,
+                "attacker_answers": {str(k): v for k, v in tally.attacker.items()},
+                "participants_at_end": held[study.attack],
+            }
+        )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="a small, fast run (CI)")
+    parser.add_argument("--attacks", default=",".join(ATTACKS))
+    parser.add_argument("--cache", default="locmem://", help="CACHE_URL of the server")
+    parser.add_argument("--real", type=int, help="real arrivals per attack")
+    parser.add_argument("--spacing", type=float, help="seconds between real arrivals")
+    parser.add_argument("--max-requests", type=int, default=50_000, help="per attack")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds for the whole run")
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args(argv)
+    size = SMOKE if args.smoke else DEFAULT
+    size.real = args.real or size.real
+    size.spacing = args.spacing if args.spacing is not None else size.spacing
+    attacks = [a for a in args.attacks.split(",") if a]
+    unknown = set(attacks) - set(ATTACKS)
+    if unknown:
+        parser.error(f"unknown attack(s): {', '.join(sorted(unknown))}")
+    if args.cache.startswith("locmem") and size.workers > 1:
+        size.workers = 1  # a memory cache counts per process: one process counts exactly
+    started = time.monotonic()
+    run_id = random.randrange(1, 250)
+    url, studies = setup_database(size, attacks, f"r{run_id}")
+    port = free_port()
+    log = ROOT / "var" / "bench_abuse_server.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    server = start_server(url, port, size, args.cache, log)
+    duration = size.lead + size.real * size.spacing + 60
+    run = Run(
+        base=f"http://127.0.0.1:{port}",
+        size=size,
+        prefix=f"10.{run_id}",
+        stop_at=time.monotonic() + duration,
+        max_requests=args.max_requests,
+        rng=random.Random(run_id),
+    )
+    try:
+        tallies = asyncio.run(
+            asyncio.wait_for(run_all(run, studies), timeout=max(1.0, args.timeout - 5))
+        )
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+    rows = report(size, studies, tallies, held_places(url, studies))
+    print(f"({time.monotonic() - started:.0f} s; server log: {log})")
+    if args.json:
+        args.json.write_text(json.dumps({"size": size.__dict__, "attacks": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
