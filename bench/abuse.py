@@ -337,7 +337,7 @@ async def researcher_reset(run: Run, study: Study, pid: str) -> bool:
         data = {"username": RESEARCHER[0], "password": RESEARCHER[1]}
         data["csrfmiddlewaretoken"] = CSRF.search(page)[1]  # type: ignore[index]
         await client.request("POST", "/accounts/login/", data)
-        _, page, _ = await client.request("GET", f"/studies/{study.pk}/?q={pid}")
+        _, page, _ = await client.request("GET", f"/studies/{study.pk}/?pq={pid}")
         link = RESET.search(page)
         if not link:
             return False

@@ -212,6 +212,21 @@ class StudyText(models.Model):
         return f"{self.study} shows {self.kind} {self.object_id} v{self.version}"
 
 
+class ParticipantQuerySet(models.QuerySet):
+    def search(self, text: str) -> ParticipantQuerySet:
+        """Participants whose PID (or PID before a reset), pseudonym or client contains
+        ``text`` (case-insensitive); all of them for an empty ``text``."""
+        text = text.strip()
+        if not text:
+            return self
+        return self.filter(
+            Q(prolific_pid__icontains=text)
+            | Q(pid_before_reset__icontains=text)
+            | Q(rater__pseudonym__icontains=text)
+            | Q(client__icontains=text)
+        )
+
+
 class Participant(models.Model):
     """One Prolific participant in one study; ratings go through ``rater``."""
 
@@ -257,6 +272,8 @@ class Participant(models.Model):
     # A researcher's PID reset (or a lapsed unqualified hold) moves the PID here, so the
     # person it belongs to can arrive with it again (``studies.remedies``).
     pid_before_reset = models.CharField(max_length=64, blank=True)
+
+    objects = ParticipantQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at"]

@@ -17,7 +17,7 @@ from ambisite.query import id_param
 from annotations.models import Sample
 from annotations.scope import refuse_unknown
 
-from . import monitoring, selectors, services
+from . import monitoring, participant_views, selectors, services
 from .adaptive import RULE
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Study
@@ -77,7 +77,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {
         "study": study,
         "prolific_url": _prolific_url(request, study),
-        "participants": selectors.participants_for(study)[:500],
+        **participant_views.table_context(request, study),
         "n_study_ratings": selectors.study_ratings(study).count(),
         "failures": selectors.attention_failures(study),
         "n_short": monitoring.short_count(study),

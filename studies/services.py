@@ -233,8 +233,6 @@ def resume_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-
-
 def participant_arrive(
     *,
     study: Study,

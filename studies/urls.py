@@ -1,6 +1,14 @@
 from django.urls import path
 
-from . import hold_views, monitor_views, preview_views, researcher_views, text_views, views
+from . import (
+    hold_views,
+    monitor_views,
+    participant_views,
+    preview_views,
+    researcher_views,
+    text_views,
+    views,
+)
 
 app_name = "studies"
 urlpatterns = [
@@ -32,6 +40,12 @@ urlpatterns = [
     ),
     path("<int:pk>/preview/rate/<int:pos>/", preview_views.rate, name="preview_rate"),
     path("<int:pk>/preview/done/", preview_views.done, name="preview_done"),
+    path("<int:pk>/participants/remedy/", participant_views.remedy, name="remedy"),
+    path(
+        "<int:pk>/participants/<int:participant_pk>/reset-pid/",
+        participant_views.pid_reset,
+        name="pid_reset",
+    ),
     path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
     path(
         "<int:pk>/participants/<int:participant_pk>/toggle/",

@@ -197,6 +197,8 @@ RULES: dict[str, dict[str, Callable]] = {
             "studies:feedback",
             "studies:sample_texts",
             "studies:reference_texts",
+            "studies:remedy",
+            "studies:pid_reset",
             "studies:preview",
             "studies:preview_guidelines",
             "studies:preview_qualification",

@@ -73,6 +73,9 @@ def test_no_page_export_or_api_response_but_the_participants_table_shows_a_pid(c
         if url == reverse("studies:detail", args=[study.pk]):
             assert PID in text  # the participants table, for payment reconciliation
             text = re.sub(r'<table id="participant-table">.*?</table>', "", text, flags=re.S)
+        if url == reverse("studies:pid_reset", args=[study.pk, participant.pk]):
+            assert PID in text  # the reset's confirmation names the PID it frees
+            text = re.sub(r'<code id="reset-pid">.*?</code>', "", text, flags=re.S)
         assert PID not in text, url
         checked.append(url)
     musts = ["/dashboards/annotators/", "/api/v1/exports/ratings.csv", "/studies/"]

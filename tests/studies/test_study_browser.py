@@ -228,6 +228,7 @@ RESEARCHER_PAGES = [
     "/studies/{pk}/edit/",
     "/studies/{pk}/close/",
     "/studies/{pk}/feedback/",
+    "/studies/{pk}/participants/remedy/",
     "/studies/{pk}/preview/",
     "/studies/{pk}/preview/qualification/",
     "/studies/{pk}/preview/rate/0/",
