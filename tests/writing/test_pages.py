@@ -82,7 +82,8 @@ def test_researchers_review_generate_accept_and_clean_up(client, researcher, set
         assert client.get(reverse(f"writing:{name}")).status_code == 200
     detail = client.get(reverse("studies:detail", args=[world["ending_study"].pk]))
     assert b"Ending writing" in detail.content and b"Preview the writing page" in detail.content
-    assert [p.n_rated for p in detail.context["participants"]] == [1]  # one ending written
+    rows = detail.context["participant_page"].object_list
+    assert [p.n_rated for p in rows] == [1]  # one ending written
     api = client.get(f"/api/v1/studies/{world['sentence_study'].slug}/")
     assert api.json()["activity"] == "sentences"
     ending_url = reverse("writing:ending", args=[world["ending_pk"]])
