@@ -222,11 +222,9 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
     arrival = {name: request.POST.get(name, "") for name in ("pid", "study_id", "session_id")}
     try:
         prolific.submission_check(study=study, **arrival)  # off unless a token is configured
+        hashed, client = services.resume_hash(token), ratelimit.client_key(request)
         participant = services.participant_arrive(
-            study=study,
-            resume_hash=services.resume_hash(token),
-            client=ratelimit.client_key(request),
-            **arrival,
+            study=study, resume_hash=hashed, client=client, **arrival
         )
     except services.InvalidArrival as exc:
         return _invalid(request, study, exc)
