@@ -32,6 +32,7 @@ attackers and real participants at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/abuse.py \\
         [--cache redis://127.0.0.1:6379/<n>] [--smoke] [--attacks a,b] [--json out.json]
+        [--set HOLD_UNQUALIFIED_PER_CLIENT=0 ...]
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ DEFAULT = Size(
     workers=3,
 )
 SMOKE = Size(
-    places=48, setups=8, per_participant=2, ratings=2, real=4, spacing=1, lead=3, flood_rate=20,
+    places=48, setups=8, per_participant=2, ratings=2, real=4, spacing=1, lead=3, flood_rate=5,
     workers=1,
 )  # fmt: skip
 
@@ -157,7 +158,9 @@ def setup_database(size: Size, attacks: list[str], run: str) -> tuple[str, list[
     return url, studies
 
 
-def start_server(url: str, port: int, size: Size, cache: str, log: Path) -> subprocess.Popen:
+def start_server(
+    url: str, port: int, size: Size, cache: str, log: Path, settings: dict[str, str]
+) -> subprocess.Popen:
     env = {
         **os.environ,
         "DATABASE_URL": url,
@@ -170,6 +173,7 @@ def start_server(url: str, port: int, size: Size, cache: str, log: Path) -> subp
     for name in list(env):  # the study and hold settings stay at their defaults
         if name.startswith(("STUDY_RATE_", "HOLD_")):
             env.pop(name)
+    env.update(settings)  # --set: a comparison with other settings
     config = ROOT / "ambisite" / "gunicorn.conf.py"
     return subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", str(config), "ambisite.wsgi"]
@@ -195,7 +199,7 @@ class Client:
         self.base, self.address, self.tally = base, address, tally
         self.session = aiohttp.ClientSession(
             cookie_jar=aiohttp.CookieJar(unsafe=True),
-            timeout=aiohttp.ClientTimeout(total=30),
+            timeout=aiohttp.ClientTimeout(total=60),
         )
 
     async def close(self) -> None:
@@ -239,6 +243,7 @@ class Client:
         data = {"csrfmiddlewaretoken": csrf[1]}
         data |= {f"q{pk}": str(study.answers[int(pk)]) for pk in QUESTION.findall(page)}
         status, _, location = await self.request("POST", path, data)
+        self.qualified_to = f"{status} {location}"
         return status == 302 and "/rate/" in location
 
 
@@ -382,7 +387,10 @@ async def one_real(run: Run, study: Study, tally: Tally, n: int) -> None:
             got_in = _in(*await client.arrive(study.slug, pid))
             tally.real_in_after_reset += got_in
         if got_in:
-            tally.real_qualified += await client.qualify(study)
+            passed = await client.qualify(study)
+            tally.real_qualified += passed
+            if not passed:
+                tally.refusals[f"qualification: {getattr(client, 'qualified_to', '')}"] += 1
         else:
             tally.refusals[status] += 1
     finally:
@@ -478,6 +486,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-requests", type=int, default=50_000, help="per attack")
     parser.add_argument("--timeout", type=float, default=900, help="seconds for the whole run")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a server setting other than its default (e.g. HOLD_UNQUALIFIED_PER_CLIENT=0)",
+    )
     args = parser.parse_args(argv)
     size = SMOKE if args.smoke else DEFAULT
     size.real = args.real or size.real
@@ -494,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     port = free_port()
     log = ROOT / "var" / "bench_abuse_server.log"
     log.parent.mkdir(parents=True, exist_ok=True)
-    server = start_server(url, port, size, args.cache, log)
+    settings = dict(item.split("=", 1) for item in args.set)
+    server = start_server(url, port, size, args.cache, log, settings)
     duration = size.lead + size.real * size.spacing + 60
     run = Run(
         base=f"http://127.0.0.1:{port}",
