@@ -17,3 +17,15 @@ def id_param(params, name: str) -> int | None:
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_ID:
         raise BadRequest(f"{name} must be an id (a whole number), not {raw[:40]!r}")
     return int(raw)
+
+
+def bounded_int(value: object, default: int, low: int = 0, high: int = MAX_ID) -> int:
+    """``value`` (a form or query value) as a whole number held within ``low..high``;
+    ``default`` when it is absent or not a number. For values that may be wrong without the
+    request being refused: a bad one reads as ``default`` (an id of 0 finds no row), and one
+    too large for the database is held to ``high`` instead of overflowing it."""
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+    return min(max(number, low), high)

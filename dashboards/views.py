@@ -14,7 +14,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
-from ambisite.query import id_param
+from ambisite.query import bounded_int, id_param
 from annotations.models import Rater, RaterExclusion
 from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
@@ -44,13 +44,6 @@ def _query_without_page(request) -> str:
     return keep.urlencode()
 
 
-def _int(value, default: int, low: int, high: int) -> int:
-    try:
-        return min(max(int(value), low), high)
-    except (TypeError, ValueError):
-        return default
-
-
 @researcher_required
 def agreement(request):
     form = sample_filter(request.GET)
@@ -68,8 +61,8 @@ def agreement(request):
 @researcher_required
 def agreement_json(request):
     form = sample_filter(request.GET, known=("boot", "seed"))
-    n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
-    seed = _int(request.GET.get("seed"), 0, 0, 2**31)
+    n_boot = bounded_int(request.GET.get("boot"), N_BOOT, 10, 5000)
+    seed = bounded_int(request.GET.get("seed"), 0, 0, 2**31)
     found = agreement_for(form, n_boot=n_boot, seed=seed)
     return JsonResponse(_clean({**found, "scope": form.rating_scope.describe()}))
 
@@ -136,7 +129,7 @@ def leaderboard_page(request):
 @researcher_required
 def leaderboard_json(request):
     form = sample_filter(request.GET, known=("boot",))
-    n_boot = _int(request.GET.get("boot"), N_BOOT, 10, 5000)
+    n_boot = bounded_int(request.GET.get("boot"), N_BOOT, 10, 5000)
     data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
     found = {str(k): v for k, v in leaderboard.intervals(data, n_boot=n_boot).items()}
     scope = form.rating_scope.describe()

@@ -241,6 +241,22 @@ RULES: dict[str, dict[str, Callable]] = {
         )
     },
     "writing:pair_flag": POST_ONLY_SITE,
+    **{
+        f"writing:{name}": POST_ONLY_SITE
+        for name in (
+            "sentence_review",
+            "sentence_cleanup",
+            "sentence_cleanup_accept",
+            "sentence_cleanup_reject",
+            "precontext_generate",
+            "precontext_write",
+            "precontext_accept",
+            "ending_review",
+            "ending_cleanup",
+            "ending_cleanup_accept",
+            "ending_cleanup_reject",
+        )
+    },
     # the writing pages of a writing study (Figures 2 and 3): like the rating pages
     "write:sentences": PARTICIPANT,
     "write:endings": PARTICIPANT,

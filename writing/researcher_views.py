@@ -13,25 +13,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from ambisite.access import researcher_required
 from ambisite.http import attachment
+from ambisite.query import bounded_int
 from ambisite.request_body import accepts_upload
 from annotations.scope import refuse_unknown
 from studies.models import Study
 
-from . import defaults, exporters, importers, review, rules, selectors, services
-from .diffs import word_diff
+from . import defaults, exporters, importers, review, review_views, rules, selectors, services
 from .forms import (
-    GenerateForm,
     PairForm,
     PoolImportForm,
-    PrecontextForm,
     RatingStudyForm,
-    ReviewForm,
     WritingStudyForm,
-    endpoint_choices,
 )
-from .models import Cleanup, Ending, Precontext, Reviewed, SensePair, Sentence
+from .models import Ending, SensePair, Sentence
 
-DECISIONS = dict(Reviewed.Decision.choices)
+DECISIONS = review_views.DECISIONS
 
 
 @researcher_required
@@ -147,102 +143,6 @@ def sentence_list(request: HttpRequest) -> HttpResponse:
     return render(request, "writing/sentence_list.html", ctx)
 
 
-def _review(request, item, decide, key: str) -> None:
-    form = ReviewForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Choose accept or reject.")
-        return
-    try:
-        decide(**{key: item}, by=request.user, **form.cleaned_data)
-    except services.WritingError as exc:
-        messages.error(request, exc.reason)
-    else:
-        messages.success(request, f"{DECISIONS[form.cleaned_data['decision']]}.")
-
-
-def _llm(request, call, **kwargs) -> None:
-    form = GenerateForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "Choose an endpoint and a model.")
-        return
-    try:
-        call(by=request.user, **form.cleaned_data, **kwargs)
-    except services.WritingError as exc:
-        messages.error(request, exc.reason)
-    else:
-        messages.success(request, "Queued: the page shows the answer when it is in.")
-
-
-def _sentence_action(request, sentence: Sentence, action: str) -> None:
-    if action == "review":
-        _review(request, sentence, review.sentence_review, "sentence")
-    elif action == "generate":
-        _llm(request, review.precontext_request, sentence=sentence)
-    elif action == "cleanup":
-        _llm(request, review.cleanup_request, sentence=sentence)
-    elif action == "write":
-        form = PrecontextForm(request.POST)
-        based_on = sentence.precontexts.filter(pk=_int(request.POST.get("based_on"))).first()
-        if form.is_valid():
-            review.precontext_write(
-                sentence=sentence,
-                text=form.cleaned_data["text"],
-                by=request.user,
-                based_on=based_on,
-            )
-    elif action == "accept_precontext":
-        precontext = get_object_or_404(
-            Precontext, pk=_int(request.POST.get("precontext")), sentence=sentence
-        )
-        _try(request, review.setup_make, "The sentence is now a setup.", precontext=precontext)
-    elif action in ("accept_cleanup", "reject_cleanup"):
-        cleanup = get_object_or_404(Cleanup, pk=_int(request.POST.get("cleanup")))
-        _try(
-            request,
-            review.cleanup_decide,
-            "Done.",
-            cleanup=cleanup,
-            accept=action == "accept_cleanup",
-        )
-
-
-def _try(request, call, done: str, **kwargs) -> None:
-    try:
-        call(by=request.user, **kwargs)
-    except services.WritingError as exc:
-        messages.error(request, exc.reason)
-    else:
-        messages.success(request, done)
-
-
-@researcher_required
-def sentence_detail(request: HttpRequest, sentence_pk: int) -> HttpResponse:
-    sentence = get_object_or_404(selectors.sentences_for_review(), pk=sentence_pk)
-    if request.method == "POST":
-        _sentence_action(request, sentence, request.POST.get("action", ""))
-        return redirect("writing:sentence", sentence.pk)
-    ctx = {
-        "sentence": sentence,
-        "precontexts": sentence.precontexts.all(),
-        "cleanups": _with_diffs(sentence.cleanups.all()),
-        "decisions_log": sentence.decisions.select_related("by"),
-        "review": ReviewForm(initial={"edited_text": sentence.final_text}),
-        "generate": GenerateForm(initial={"endpoint": next(iter(_endpoints()), "")}),
-        "written": getattr(sentence, "written", None)
-        if sentence.has_setup  # type: ignore[attr-defined]  # annotated by the selector
-        else None,
-    }
-    return render(request, "writing/sentence_detail.html", ctx)
-
-
-def _with_diffs(cleanups) -> list:
-    return [(c, word_diff(c.original, c.suggested) if c.suggested else []) for c in cleanups]
-
-
-def _endpoints():
-    return [name for name, _ in endpoint_choices()]
-
-
 @researcher_required
 def ending_list(request: HttpRequest) -> HttpResponse:
     decision = _decision_filter(request)
@@ -255,42 +155,11 @@ def ending_list(request: HttpRequest) -> HttpResponse:
 
 
 @researcher_required
-def ending_detail(request: HttpRequest, ending_pk: int) -> HttpResponse:
-    ending = get_object_or_404(selectors.endings_for_review(), pk=ending_pk)
-    if request.method == "POST":
-        action = request.POST.get("action", "")
-        if action == "review":
-            _review(request, ending, review.ending_review, "ending")
-        elif action == "cleanup":
-            _llm(request, review.cleanup_request, ending=ending)
-        elif action in ("accept_cleanup", "reject_cleanup"):
-            cleanup = get_object_or_404(
-                Cleanup, pk=_int(request.POST.get("cleanup")), ending=ending
-            )
-            _try(
-                request,
-                review.cleanup_decide,
-                "Done.",
-                cleanup=cleanup,
-                accept=action == "accept_cleanup",
-            )
-        return redirect("writing:ending", ending.pk)
-    ctx = {
-        "ending": ending,
-        "cleanups": _with_diffs(ending.cleanups.all()),
-        "decisions_log": ending.decisions.select_related("by"),
-        "review": ReviewForm(initial={"edited_text": ending.final_text}),
-        "generate": GenerateForm(),
-    }
-    return render(request, "writing/ending_detail.html", ctx)
-
-
-@researcher_required
 def setups(request: HttpRequest) -> HttpResponse:
     action = request.POST.get("action")
     ending_form = WritingStudyForm(request.POST if action == "ending_study" else None, prefix="e")
     rating_form = RatingStudyForm(request.POST if action == "rating_study" else None, prefix="r")
-    chosen = [_int(v) for v in request.POST.getlist("setup")]
+    chosen = [bounded_int(v, 0) for v in request.POST.getlist("setup")]
     if action == "ending_study" and ending_form.is_valid():
         written = list(selectors.written_setups().filter(pk__in=chosen))
         study = _create_study(request, ending_form, Study.Activity.ENDINGS, setups=written)
@@ -338,13 +207,6 @@ def export(request: HttpRequest) -> StreamingHttpResponse:
     return response
 
 
-def _int(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0
-
-
 @researcher_required
 @require_http_methods(["GET", "POST"])
 def preview(request: HttpRequest, study_pk: int) -> HttpResponse:
@@ -377,7 +239,9 @@ def preview(request: HttpRequest, study_pk: int) -> HttpResponse:
 
 def _preview_sentence(request, study: Study, text: str) -> HttpResponse:
     pairs = SensePair.objects.filter(excluded=False).select_related("homonym", "sense_a", "sense_b")
-    pair = pairs.filter(pk=_int(request.POST.get("draw") or request.GET.get("pair"))).first()
+    pair = pairs.filter(
+        pk=bounded_int(request.POST.get("draw") or request.GET.get("pair"), 0)
+    ).first()
     if request.POST.get("action") == "skip" or pair is None:
         pair = pairs.order_by("?").first()
         text = ""

@@ -10,9 +10,10 @@ study are in ``review``. Views call exactly one write.
 from __future__ import annotations
 
 import random
+from typing import TypeVar
 
-from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db import models, transaction
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotations.models import Homonym, Sense
@@ -30,6 +31,8 @@ from .models import (
     Sentence,
     WrittenSetup,
 )
+
+_Row = TypeVar("_Row", bound=models.Model)
 
 
 class WritingError(Exception):
@@ -236,12 +239,7 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
     text = text.strip()
     with transaction.atomic():
         participant, late_text = _writer(participant)
-        draw = (
-            Draw.objects.select_for_update()
-            .select_related("pair__homonym")
-            .filter(pk=draw_id, participant=participant)
-            .first()
-        )
+        draw = _locked_own(Draw.objects.select_related("pair__homonym"), draw_id, participant)
         if draw is None:
             raise WritingError("That word is not shown to you.")
         if draw.status == Draw.Status.WRITTEN:
@@ -255,6 +253,12 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
         if late_text:
             _time_out(participant)
     raise _refused(problem, late_text)
+
+
+def _locked_own(rows: QuerySet[_Row], pk: int, participant: Participant) -> _Row | None:
+    """The writer's own row ``pk`` (a draw, a slot), locked until the save commits, so that a
+    text sent twice at once is saved once; None when it is not theirs."""
+    return rows.select_for_update().filter(pk=pk, participant=participant).first()
 
 
 def _refused(problem: str, late_text: bool) -> WritingError:
@@ -346,11 +350,8 @@ def ending_submit(
     text = text.strip()
     with transaction.atomic():
         participant, late_text = _writer(participant)
-        slot = (
-            EndingSlot.objects.select_for_update()
-            .select_related("written__setup__homonym")
-            .filter(pk=slot_id, participant=participant)
-            .first()
+        slot = _locked_own(
+            EndingSlot.objects.select_related("written__setup__homonym"), slot_id, participant
         )
         if slot is None:
             raise (TooLate if late_text else WritingError)(_not_yours(late_text))

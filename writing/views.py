@@ -7,11 +7,15 @@ never loses what was typed and sent."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from ambisite.query import bounded_int
 from studies import late
 from studies import selectors as study_selectors
 from studies import services as study_services
@@ -57,6 +61,22 @@ def _away(slug: str) -> HttpResponse:
     return _SeeOther(reverse("participate:arrive", args=[slug]))
 
 
+def _send(
+    request: HttpRequest, participant: Participant, call: Callable[..., object], /, **kwargs: Any
+) -> tuple[HttpResponse | None, str]:
+    """Run one writing service for a text sent: (the answer, "") when it is stored or cannot
+    be, (None, why) when the text is refused and the page is shown again with the reason."""
+    try:
+        call(**kwargs)
+    except services.Refused as exc:
+        return None, exc.reason
+    except services.TooLate as exc:
+        return _too_late(request, participant, exc.reason), ""
+    except services.WritingError:
+        return _away(participant.study.slug), ""
+    return _SeeOther(request.path), ""
+
+
 @require_http_methods(["GET", "POST"])
 def sentences(request: HttpRequest, slug: str) -> HttpResponse:
     """Figure 2: a word and its two meanings; write one sentence where both are plausible,
@@ -66,21 +86,22 @@ def sentences(request: HttpRequest, slug: str) -> HttpResponse:
         return other
     error = ""
     if request.method == "POST":
-        draw_id = _int(request.POST.get("draw"))
-        try:
-            if request.POST.get("action") == "skip":
-                services.draw_skip(participant=participant, draw_id=draw_id)
-            else:
-                services.sentence_submit(
-                    participant=participant, draw_id=draw_id, text=request.POST.get("text", "")
-                )
-            return _SeeOther(request.path)
-        except services.Refused as exc:
-            error = exc.reason
-        except services.TooLate as exc:
-            return _too_late(request, participant, exc.reason)
-        except services.WritingError:
-            return _away(slug)
+        draw_id = bounded_int(request.POST.get("draw"), 0)
+        if request.POST.get("action") == "skip":
+            answer, error = _send(
+                request, participant, services.draw_skip, participant=participant, draw_id=draw_id
+            )
+        else:
+            answer, error = _send(
+                request,
+                participant,
+                services.sentence_submit,
+                participant=participant,
+                draw_id=draw_id,
+                text=request.POST.get("text", ""),
+            )
+        if answer:
+            return answer
     try:
         draw = services.draw_current(participant=participant)
     except services.WritingError as exc:
@@ -107,20 +128,17 @@ def endings(request: HttpRequest, slug: str) -> HttpResponse:
         return other
     error = ""
     if request.method == "POST":
-        try:
-            services.ending_submit(
-                participant=participant,
-                slot_id=_int(request.POST.get("slot")),
-                text=request.POST.get("text", ""),
-                comment=request.POST.get("comment", ""),
-            )
-            return _SeeOther(request.path)
-        except services.Refused as exc:
-            error = exc.reason
-        except services.TooLate as exc:
-            return _too_late(request, participant, exc.reason)
-        except services.WritingError:
-            return _away(slug)
+        answer, error = _send(
+            request,
+            participant,
+            services.ending_submit,
+            participant=participant,
+            slot_id=bounded_int(request.POST.get("slot"), 0),
+            text=request.POST.get("text", ""),
+            comment=request.POST.get("comment", ""),
+        )
+        if answer:
+            return answer
     try:
         slots = services.ending_slots_hold(participant=participant)
     except services.WritingError as exc:
@@ -144,10 +162,3 @@ def endings(request: HttpRequest, slug: str) -> HttpResponse:
 def _problem(request, study, text: str) -> HttpResponse:
     ctx = {"study": study, "title": "Nothing to write right now", "text": text}
     return render(request, "studies/problem.html", ctx)
-
-
-def _int(value) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return 0

@@ -90,13 +90,15 @@ def test_researchers_review_generate_accept_and_clean_up(client, researcher, set
     page = client.get(ending_url)
     assert b"<ins>They </ins>" in page.content or b"<ins>They" in page.content
     cleanup = Cleanup.objects.get()
-    client.post(ending_url, {"action": "accept_cleanup", "cleanup": cleanup.pk})
+    accept = reverse("writing:ending_cleanup_accept", args=[world["ending_pk"]])
+    client.post(accept, {"cleanup": cleanup.pk})
     ending = Ending.objects.get()
     assert ending.text == "they were happy with how it went."
     assert ending.final_text == "They were happy with how it went."
-    client.post(ending_url, {"action": "review", "decision": "rejected", "reason": ""})
+    review_url = reverse("writing:ending_review", args=[world["ending_pk"]])
+    client.post(review_url, {"decision": "rejected", "reason": ""})
     assert Ending.objects.get().decision == "pending"  # a rejection needs a reason
-    client.post(ending_url, {"action": "review", "decision": "rejected", "reason": "vague"})
+    client.post(review_url, {"decision": "rejected", "reason": "vague"})
     assert Ending.objects.get().decision == "rejected"
     assert Ending.objects.count() == 1
 
@@ -154,14 +156,14 @@ def test_a_precontext_is_generated_through_the_named_endpoint_and_accepted(
     )
     client.force_login(researcher)
     url = reverse("writing:sentence", args=[sentence.pk])
-    client.post(url, {"action": "review", "decision": "accepted", "edited_text": ""})
+    client.post(f"{url}review/", {"decision": "accepted", "edited_text": ""})
     before = app.conf.task_always_eager
     app.conf.task_always_eager = True
     try:
         with LLMServer() as server, django_capture_on_commit_callbacks(execute=True):
             llm_endpoint(settings, server)
             server.script(Reply.text("One. Two. Three."))
-            client.post(url, {"action": "generate", "endpoint": "test", "model": "m"})
+            client.post(f"{url}precontexts/generate/", {"endpoint": "test", "model": "m"})
     finally:
         app.conf.task_always_eager = before
     row = Precontext.objects.get(sentence=sentence)
@@ -171,7 +173,7 @@ def test_a_precontext_is_generated_through_the_named_endpoint_and_accepted(
         "ambistory-b2-precontext-v1",
     )
     assert b"One. Two. Three." in client.get(url).content
-    client.post(url, {"action": "accept_precontext", "precontext": row.pk})
+    client.post(f"{url}precontexts/accept/", {"precontext": row.pk})
     assert Sentence.objects.get().written.setup.precontext == "One. Two. Three."
 
 
