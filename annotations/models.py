@@ -11,9 +11,10 @@ from __future__ import annotations
 import functools
 import operator
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Avg, Count, Exists, F, OuterRef, Q, StdDev
+
+from ambisite.fields import who
 
 from .kinds import KINDS, SCORE_MAX, SCORE_MIN, SENSE_CANDIDATES_MAX
 
@@ -97,13 +98,22 @@ class Homonym(models.Model):
         return self.form
 
 
-class Sense(models.Model):
-    homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="senses")
-    gloss = models.TextField()
-    example_sentence = models.TextField(blank=True)
+class Versioned(models.Model):
+    """A text that can be edited: ``version`` counts the edits; the earlier texts are
+    ``TextVersion`` rows (``annotations.text_versions``)."""
+
     version = models.PositiveIntegerField(
         default=1, db_default=1, help_text="Goes up by one each time the text is edited."
     )
+
+    class Meta:
+        abstract = True
+
+
+class Sense(Versioned):
+    homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="senses")
+    gloss = models.TextField()
+    example_sentence = models.TextField(blank=True)
 
     class Meta:
         ordering = ["homonym__form", "id"]
@@ -117,15 +127,12 @@ class Sense(models.Model):
         return f"{self.homonym.form}: {self.gloss}"
 
 
-class Setup(models.Model):
+class Setup(Versioned):
     """Precontext plus the ambiguous sentence that contains the homonym."""
 
     homonym = models.ForeignKey(Homonym, on_delete=models.CASCADE, related_name="setups")
     precontext = models.TextField()
     sentence = models.TextField()
-    version = models.PositiveIntegerField(
-        default=1, db_default=1, help_text="Goes up by one each time the text is edited."
-    )
 
     class Meta:
         ordering = ["id"]
@@ -139,14 +146,11 @@ class Setup(models.Model):
         return f"{self.homonym.form}: {self.sentence}"
 
 
-class Story(models.Model):
+class Story(Versioned):
     """A setup with one ending; ``ending == ""`` is the open-ended story."""
 
     setup = models.ForeignKey(Setup, on_delete=models.CASCADE, related_name="stories")
     ending = models.TextField(blank=True)
-    version = models.PositiveIntegerField(
-        default=1, db_default=1, help_text="Goes up by one each time the text is edited."
-    )
 
     class Meta:
         ordering = ["setup_id", "id"]
@@ -179,9 +183,7 @@ class TextVersion(models.Model):
     version = models.PositiveIntegerField()
     text = models.JSONField()
     replaced_at = models.DateTimeField(auto_now_add=True)
-    replaced_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
+    replaced_by = who()
 
     class Meta:
         ordering = ["kind", "object_id", "version"]
@@ -385,18 +387,10 @@ class RaterExclusion(models.Model):
     rater = models.ForeignKey(Rater, on_delete=models.CASCADE, related_name="exclusions")
     source = models.CharField(max_length=20, choices=Source.choices)
     reason = models.TextField()
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
+    created_by = who()
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
-    revoked_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    revoked_by = who(related_name="+")
     revoke_reason = models.TextField(blank=True, help_text="Why the rater was included again.")
 
     class Meta:

@@ -11,9 +11,20 @@ decisions edit a copy (``edited_text``) and are logged in ``ReviewDecision``.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from ambisite.fields import who
+
+
+class Created(models.Model):
+    """Who made a row and when."""
+
+    created_by = who(related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        abstract = True
 
 
 class SensePair(models.Model):
@@ -99,13 +110,7 @@ class Reviewed(models.Model):
     decision = models.CharField(max_length=10, choices=Decision.choices, default=Decision.PENDING)
     edited_text = models.TextField(blank=True)
     reason = models.TextField(blank=True)
-    reviewed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    reviewed_by = who(related_name="+")
     reviewed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -133,21 +138,13 @@ class Sentence(Reviewed):
         return self.final_text
 
 
-class LLMRequest(models.Model):
+class LLMRequest(Created):
     """What a researcher asked an LLM to write (a precontext, a clean-up): the operator's
     endpoint and the model asked, who asked and when, and why it failed if it did."""
 
     endpoint = models.CharField(max_length=50, blank=True)
     model = models.CharField(max_length=200, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         abstract = True
@@ -184,7 +181,7 @@ class Precontext(LLMRequest):
         return self.text[:60] or f"({self.get_status_display()})"
 
 
-class WrittenSetup(models.Model):
+class WrittenSetup(Created):
     """Provenance of a setup made here: which sentence (and so which writer) and which
     precontext version (and so which prompt, endpoint and model)."""
 
@@ -193,14 +190,6 @@ class WrittenSetup(models.Model):
     )
     sentence = models.OneToOneField(Sentence, on_delete=models.PROTECT, related_name="written")
     precontext = models.ForeignKey(Precontext, on_delete=models.PROTECT, related_name="+")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
@@ -320,13 +309,7 @@ class ReviewDecision(models.Model):
     text_before = models.TextField(blank=True)
     text_after = models.TextField(blank=True)
     reason = models.TextField(blank=True)
-    by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
+    by = who(related_name="+")
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
