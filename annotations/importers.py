@@ -305,16 +305,8 @@ def _imported_raters(dataset: Dataset, split: Split, count: int) -> list[Rater]:
     return raters
 
 
-@transaction.atomic
-def ambistory_import(
-    *,
-    samples: list[ParsedSample],
-    split: str,
-    dataset: str = "ambistory",
-    on_ratings: Callable[[int, int], None] | None = None,
-) -> ImportReport:
-    """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
-    ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
+def _target(dataset: str, split: str) -> tuple[Dataset, Split]:
+    """The dataset and split to import into, made on first use; names checked first."""
     for what, value, model in (("dataset", dataset, Dataset), ("split", split, Split)):
         problem = slug_problem(value, model)
         if problem:
@@ -327,30 +319,16 @@ def ambistory_import(
         },
     )
     sp, _ = Split.objects.get_or_create(dataset=ds, name=split)
-    report = ImportReport(split=str(sp))
-    setups_before = Setup.objects.count()
-    story_ids, sense_ids = _write_structure(samples)
-    _check_other_splits(sp, samples, story_ids, sense_ids)
-    existing = _check_existing(sp, samples, story_ids, sense_ids)
-    new = [(pos, s) for pos, s in enumerate(samples) if s.dataset_id not in existing]
-    report.samples_existing = len(samples) - len(new)
-    if not new:
-        report.setups_created = Setup.objects.count() - setups_before
-        return report
-    created = Sample.objects.bulk_create(
-        [
-            Sample(
-                split=sp,
-                story_id=story_ids[s.dataset_id],
-                sense_id=sense_ids[s.dataset_id],
-                dataset_id=s.dataset_id,
-                sample_id=s.sample_id,
-                position=pos,
-            )
-            for pos, s in new
-        ],
-        batch_size=500,
-    )
+    return ds, sp
+
+
+def _write_ratings(
+    ds: Dataset,
+    sp: Split,
+    new: list[tuple[int, ParsedSample]],
+    on_ratings: Callable[[int, int], None] | None,
+) -> int:
+    """The new samples' ratings, one imported rater per position; returns how many."""
     ids = dict(
         Sample.objects.filter(split=sp, dataset_id__in=[s.dataset_id for _, s in new]).values_list(
             "dataset_id", "id"
@@ -374,7 +352,43 @@ def ambistory_import(
         Rating.objects.bulk_create(ratings[start : start + RATINGS_PER_WRITE])
         if on_ratings is not None:
             on_ratings(min(start + RATINGS_PER_WRITE, len(ratings)), len(ratings))
-    report.samples_created = len(created)
-    report.ratings_created = len(ratings)
+    return len(ratings)
+
+
+@transaction.atomic
+def ambistory_import(
+    *,
+    samples: list[ParsedSample],
+    split: str,
+    dataset: str = "ambistory",
+    on_ratings: Callable[[int, int], None] | None = None,
+) -> ImportReport:
+    """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
+    ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
+    ds, sp = _target(dataset, split)
+    report = ImportReport(split=str(sp))
+    setups_before = Setup.objects.count()
+    story_ids, sense_ids = _write_structure(samples)
+    _check_other_splits(sp, samples, story_ids, sense_ids)
+    existing = _check_existing(sp, samples, story_ids, sense_ids)
+    new = [(pos, s) for pos, s in enumerate(samples) if s.dataset_id not in existing]
+    report.samples_existing = len(samples) - len(new)
+    if new:
+        created = Sample.objects.bulk_create(
+            [
+                Sample(
+                    split=sp,
+                    story_id=story_ids[s.dataset_id],
+                    sense_id=sense_ids[s.dataset_id],
+                    dataset_id=s.dataset_id,
+                    sample_id=s.sample_id,
+                    position=pos,
+                )
+                for pos, s in new
+            ],
+            batch_size=500,
+        )
+        report.samples_created = len(created)
+        report.ratings_created = _write_ratings(ds, sp, new, on_ratings)
     report.setups_created = Setup.objects.count() - setups_before
     return report

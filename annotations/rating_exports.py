@@ -19,42 +19,27 @@ from django.db.models import Exists, F, OuterRef
 from .models import RaterExclusion, Rating, RatingQuerySet
 
 CHUNK = 5000
-COLUMNS = (
-    "dataset",
-    "split",
-    "id",
-    "sample_id",
-    "rater",
-    "rater_kind",
-    "rater_excluded",
-    "task_kind",
-    "score",
-    "nonsensical",
-    "comment",
-    "created_at",
-    "setup_version",
-    "story_version",
-    "sense_version",
-    "outdated",
+# each column of the file and the field or annotation it is read from, in file order
+_FIELDS = (
+    ("dataset", "sample__split__dataset__name"),
+    ("split", "sample__split__name"),
+    ("id", "sample__dataset_id"),
+    ("sample_id", "sample__sample_id"),
+    ("rater", "rater__pseudonym"),
+    ("rater_kind", "rater__kind"),
+    ("rater_excluded", "rater_excluded"),
+    ("task_kind", "kind"),
+    ("score", "score"),
+    ("nonsensical", "nonsensical"),
+    ("comment", "comment"),
+    ("created_at", "created_at"),
+    ("setup_version", "setup_version"),
+    ("story_version", "story_version"),
+    ("sense_version", "sense_version"),
+    ("outdated", "outdated"),
 )
-_SOURCES = (
-    "sample__split__dataset__name",
-    "sample__split__name",
-    "sample__dataset_id",
-    "sample__sample_id",
-    "rater__pseudonym",
-    "rater__kind",
-    "rater_excluded",
-    "kind",
-    "score",
-    "nonsensical",
-    "comment",
-    "created_at",
-    "setup_version",
-    "story_version",
-    "sense_version",
-    "outdated",
-)
+COLUMNS = tuple(column for column, _ in _FIELDS)
+_SOURCES = tuple(source for _, source in _FIELDS)
 
 
 def ratings_for_export(

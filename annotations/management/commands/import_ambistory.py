@@ -1,5 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from ambisite.commands import import_errors
 from ambisite.progress import command_steps
 from annotations.importers import AmbiStoryFormatError, ambistory_import, load_ambistory
 
@@ -13,7 +14,7 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", default="ambistory")
 
     def handle(self, *args, **opts):
-        try:
+        with import_errors(opts["file"], AmbiStoryFormatError):
             samples = load_ambistory(opts["file"])
             if opts["verbosity"] > 0:
                 note = f"import: read {len(samples)} samples from {opts['file']}"
@@ -24,10 +25,6 @@ class Command(BaseCommand):
                 dataset=opts["dataset"],
                 on_ratings=command_steps(self, opts["verbosity"], label="import (ratings)"),
             )
-        except OSError as exc:
-            raise CommandError(f"cannot read {opts['file']}: {exc}") from exc
-        except AmbiStoryFormatError as exc:
-            raise CommandError(f"{opts['file']}: {exc}; nothing was imported") from exc
         self.stdout.write(
             f"{report.split}: {report.samples_created} samples and "
             f"{report.ratings_created} ratings imported, {report.setups_created} new setups, "

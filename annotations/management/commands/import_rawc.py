@@ -1,5 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from ambisite.commands import import_errors
 from annotations.metrics_relatedness import RAWC_REPORTED_AGREEMENT
 from annotations.models import Split
 from annotations.rawc import RawcFormatError, load_rawc, rawc_import, relatedness_agreement
@@ -16,13 +17,9 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", default="raw-c")
 
     def handle(self, *args, **opts):
-        try:
+        with import_errors(opts["folder"], RawcFormatError, name_path=False):
             data = load_rawc(opts["folder"])
             report = rawc_import(data=data, dataset=opts["dataset"])
-        except OSError as exc:
-            raise CommandError(f"cannot read {opts['folder']}: {exc}") from exc
-        except RawcFormatError as exc:
-            raise CommandError(f"{exc}; nothing was imported") from exc
         self.stdout.write(
             f"{report.pairs} pairs, {report.words} words, {report.judgments} judgments by "
             f"{report.participants} participants ({report.pairs_created} pairs and "

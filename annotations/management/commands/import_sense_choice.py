@@ -1,5 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from ambisite.commands import import_errors
 from annotations.sensechoice import (
     SenseChoiceFormatError,
     load_sense_choice,
@@ -17,13 +18,9 @@ class Command(BaseCommand):
         parser.add_argument("file")
 
     def handle(self, *args, **opts):
-        try:
+        with import_errors(opts["file"], SenseChoiceFormatError):
             data = load_sense_choice(opts["file"])
             report = sense_choice_import(data=data)
-        except OSError as exc:
-            raise CommandError(f"cannot read {opts['file']}: {exc}") from exc
-        except SenseChoiceFormatError as exc:
-            raise CommandError(f"{opts['file']}: {exc}; nothing was imported") from exc
         sets = ", ".join(f"{name or '-'}: {n}" for name, n in sorted(report.sets.items()))
         self.stdout.write(
             f"{data.dataset}/{data.split}: {report.items} items ({report.items_created} new); "

@@ -1,7 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
+from ambisite.commands import import_errors
 from wug.formats import WugFormatError, read_folder
 from wug.services import WugImportError, wug_import
 
@@ -20,13 +21,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        try:
+        with import_errors(opts["folder"], (WugFormatError, WugImportError), name_path=False):
             words = read_folder(Path(opts["folder"]))
             report = wug_import(words=words, replace=opts["replace"])
-        except OSError as exc:
-            raise CommandError(f"cannot read {opts['folder']}: {exc}") from exc
-        except (WugFormatError, WugImportError) as exc:
-            raise CommandError(f"{exc}; nothing was imported") from exc
         for name, (uses, judgments, state) in report.words.items():
             self.stdout.write(f"{name}: {uses} uses, {judgments} judgments ({state})")
         self.stdout.write(f"{len(report.words)} words, {report.created} new or replaced")
