@@ -60,8 +60,8 @@ def _call(request: HttpRequest, form: forms.Form, invalid: str, call, done: str,
     form's first error after ``invalid`` (never dropped silently), the service's reason,
     or ``done``."""
     if not form.is_valid():
-        errors = [e for field in form.errors.values() for e in field]
-        messages.error(request, " ".join([invalid, *errors[:1]]).strip())
+        first = next((str(e) for field in form.errors.values() for e in field), "")
+        messages.error(request, f"{invalid} {first}".strip())
         return
     try:
         call(by=request.user, **form.cleaned_data, **kwargs)
@@ -98,7 +98,7 @@ def _posted_id(request: HttpRequest, name: str) -> int:
 
 
 def _based_on(request: HttpRequest, sentence: Model) -> dict[str, Any]:
-    versions = Precontext.objects.filter(sentence=sentence)
+    versions = Precontext.objects.filter(sentence_id=sentence.pk)
     based_on = versions.filter(pk=_posted_id(request, "based_on")).first()
     return {"sentence": sentence, "based_on": based_on}
 
@@ -106,7 +106,7 @@ def _based_on(request: HttpRequest, sentence: Model) -> dict[str, Any]:
 def _precontext(request: HttpRequest, sentence: Model) -> dict[str, Any]:
     """The precontext to accept, of this sentence only; ``setup_make`` takes no sentence."""
     pk = _posted_id(request, "precontext")
-    return {"precontext": get_object_or_404(Precontext, pk=pk, sentence=sentence)}
+    return {"precontext": get_object_or_404(Precontext, pk=pk, sentence_id=sentence.pk)}
 
 
 def _cleanup(text: _Text, accept: bool) -> Extra:

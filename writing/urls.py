@@ -2,6 +2,22 @@ from django.urls import path
 
 from . import researcher_views, review_views, views
 
+# one URL per action on a text's review page (writing.review_views)
+_S, _E = "sentences/<int:sentence_pk>", "endings/<int:ending_pk>"
+_REVIEW_ACTIONS = (
+    (_S, "review", "sentence_review"),
+    (_S, "cleanup", "sentence_cleanup"),
+    (_S, "cleanup/accept", "sentence_cleanup_accept"),
+    (_S, "cleanup/reject", "sentence_cleanup_reject"),
+    (_S, "precontexts/generate", "precontext_generate"),
+    (_S, "precontexts/write", "precontext_write"),
+    (_S, "precontexts/accept", "precontext_accept"),
+    (_E, "review", "ending_review"),
+    (_E, "cleanup", "ending_cleanup"),
+    (_E, "cleanup/accept", "ending_cleanup_accept"),
+    (_E, "cleanup/reject", "ending_cleanup_reject"),
+)
+
 app_name = "writing"
 urlpatterns = [
     path("", researcher_views.home, name="home"),
@@ -9,28 +25,11 @@ urlpatterns = [
     path("pool/<int:pair_pk>/flag/", researcher_views.pair_flag, name="pair_flag"),
     path("sentences/", researcher_views.sentence_list, name="sentences"),
     path("sentences/<int:sentence_pk>/", review_views.sentence_detail, name="sentence"),
-    *[
-        path(f"sentences/<int:sentence_pk>/{action}/", getattr(review_views, name), name=name)
-        for action, name in (
-            ("review", "sentence_review"),
-            ("cleanup", "sentence_cleanup"),
-            ("cleanup/accept", "sentence_cleanup_accept"),
-            ("cleanup/reject", "sentence_cleanup_reject"),
-            ("precontexts/generate", "precontext_generate"),
-            ("precontexts/write", "precontext_write"),
-            ("precontexts/accept", "precontext_accept"),
-        )
-    ],
     path("endings/", researcher_views.ending_list, name="endings"),
     path("endings/<int:ending_pk>/", review_views.ending_detail, name="ending"),
     *[
-        path(f"endings/<int:ending_pk>/{action}/", getattr(review_views, name), name=name)
-        for action, name in (
-            ("review", "ending_review"),
-            ("cleanup", "ending_cleanup"),
-            ("cleanup/accept", "ending_cleanup_accept"),
-            ("cleanup/reject", "ending_cleanup_reject"),
-        )
+        path(f"{text}/{action}/", getattr(review_views, name), name=name)
+        for text, action, name in _REVIEW_ACTIONS
     ],
     path("setups/", researcher_views.setups, name="setups"),
     path("export.json", researcher_views.export, name="export"),
