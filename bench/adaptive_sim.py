@@ -15,6 +15,7 @@ the mean 95% interval width of the sample means, and Spearman's rho between the 
 means and the full 5-rating means of the data.
 
     python bench/adaptive_sim.py [--repeats 20] [--budgets 4,5,6] [--json out.json]
+    python bench/adaptive_sim.py --smoke   # CI: the same code path, 300 samples, seconds
 """
 
 from __future__ import annotations
@@ -114,8 +115,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=30)
     parser.add_argument("--sd-floor", type=float, default=0.5)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--smoke", action="store_true", help="CI size: 300 samples, 2 replays, budget 4"
+    )
     args = parser.parse_args()
     data = load()
+    if args.smoke:
+        data, args.repeats, args.budgets = data[:300], 2, "4"
     full = [statistics.fmean(obs) for _, obs in data]
     started = time.perf_counter()
     rows = []

@@ -11,6 +11,7 @@
 Needs no database: samples are read from data/ambistory/.
 
     python bench/backends.py [--samples 192] [--train 96]
+    python bench/backends.py --smoke   # CI: 4 samples each, one short epoch per model
 """
 
 from __future__ import annotations
@@ -92,7 +93,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=192, help="dev samples to embed")
     parser.add_argument("--train", type=int, default=96, help="train samples per epoch")
+    parser.add_argument(
+        "--smoke", action="store_true", help="CI size: 4 samples embedded, 4 per training epoch"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.samples, args.train = 4, 4
     bench_embedding(samples("dev")[: args.samples])
     bench_crossencoder(samples("train"), args.train)
     bench_biencoder(samples("train"), args.train)

@@ -28,28 +28,33 @@ from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from scratch import scratch_dir  # noqa: E402  (bench/ is on the path)
+
 SMALL_TARGET, LARGE_TARGET = 0.300, 3.0
 
 
-def scratch_database(fresh: bool = True) -> tuple[str, str]:
-    """``(kind, url)`` of the scratch database, created afresh here unless ``fresh`` is off."""
+def scratch_database(fresh: bool = True, label: str = "") -> tuple[str, str]:
+    """``(kind, url)`` of the scratch database, created afresh here unless ``fresh`` is off.
+    ``label`` names a separate one (the smoke run's, beside a kept full-size one)."""
     url = os.environ.get("DATABASE_URL", "")
+    suffix = f"_bench{'_' + label if label else ''}"
     if url.startswith(("postgres://", "postgresql://")):
         import psycopg
 
         parts = urlparse(url)
-        name = parts.path.lstrip("/") + "_bench"
+        name = parts.path.lstrip("/") + suffix
         admin = urlunparse(parts._replace(path="/postgres"))
         if fresh:
             with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
                 conn.execute(f'CREATE DATABASE "{name}"')
         return "postgresql", urlunparse(parts._replace(path=f"/{name}"))
-    path = ROOT / "var" / "bench-dashboards.sqlite3"
-    path.parent.mkdir(exist_ok=True)
-    for suffix in ("", "-wal", "-shm"):
+    path = scratch_dir() / f"bench-dashboards{suffix}.sqlite3"
+    for end in ("", "-wal", "-shm"):
         if fresh:
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
+            Path(f"{path}{end}").unlink(missing_ok=True)
     return "sqlite", f"sqlite:///{path}"
 
 
@@ -80,7 +85,8 @@ def setup_django(url: str) -> None:
     call_command("migrate", verbosity=0)
 
 
-def load_ambistory() -> None:
+def load_ambistory(limit: int | None = None) -> None:
+    """train+dev and two dev prediction files; ``limit``: only the first samples of each."""
     import json
 
     from annotations.importers import ambistory_import, parse_ambistory
@@ -89,12 +95,17 @@ def load_ambistory() -> None:
 
     for split in ("train", "dev"):
         with open(ROOT / "data" / "ambistory" / f"{split}.json", encoding="utf-8") as handle:
-            ambistory_import(samples=parse_ambistory(json.load(handle)), split=split)
+            data = json.load(handle)
+        if limit is not None:
+            data = dict(list(data.items())[:limit])
+        ambistory_import(samples=parse_ambistory(data), split=split)
     dev = Split.objects.get(name="dev")
+    kept = set(dev.samples.values_list("dataset_id", flat=True))
     vectors = ROOT / "tests" / "vectors" / "scoring-conformance"
     for name in ("pred_random.jsonl", "pred_boundary.jsonl"):
         with open(vectors / name, encoding="utf-8") as handle:
-            predictions_import(split=dev, name=name, lines=handle)
+            lines = [line for line in handle if json.loads(line)["id"] in kept]
+        predictions_import(split=dev, name=name, lines=lines)
 
 
 def pages(client) -> dict[str, str]:
@@ -165,20 +176,54 @@ def time_pages(title: str, target: float, repeat: int) -> list[tuple[str, float]
     return results
 
 
-def fast_insert(kind: str, table: str, columns: list[str], rows) -> None:
-    """COPY on PostgreSQL, executemany in one transaction on SQLite."""
+def model_columns(model, given: list[str]) -> tuple[list[str], tuple]:
+    """The columns a bulk insert of ``model`` writes: ``given`` (in that order) and then every
+    other concrete column with its model default, so that a column added to the model later
+    is filled as ``Model.objects.create`` would fill it. A column that is NOT NULL and has no
+    default stops the bench with a message naming it (the bench must then give it)."""
+    from django.db import connection
+    from django.db.models import NOT_PROVIDED
+    from django.utils.timezone import now
+
+    by_column = {f.column: f for f in model._meta.concrete_fields}
+    unknown = [c for c in given if c not in by_column]
+    if unknown:
+        raise SystemExit(f"bench/dashboards.py: {model._meta.db_table} has no column {unknown}")
+    columns, defaults = list(given), []
+    for column, field in by_column.items():
+        if column in given or field.primary_key or field.db_default is not NOT_PROVIDED:
+            continue
+        value = field.get_default()
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            value = now()
+        if value is None and not field.null:
+            raise SystemExit(
+                f"bench/dashboards.py: {model._meta.db_table}.{column} is NOT NULL and has no "
+                "default: give it a value in the bench's rows"
+            )
+        columns.append(column)
+        defaults.append(field.get_db_prep_save(value, connection))
+    return columns, tuple(defaults)
+
+
+def fast_insert(kind: str, model, given: list[str], rows) -> None:
+    """Rows of ``given`` columns into ``model``'s table, other columns at their model
+    defaults: COPY on PostgreSQL, executemany in one transaction on SQLite."""
     from django.db import connection, transaction
 
+    table = model._meta.db_table
+    columns, defaults = model_columns(model, given)
+    full = (tuple(row) + defaults for row in rows)
     with transaction.atomic(), connection.cursor() as cursor:
         if kind == "postgresql":
             with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
-                for row in rows:
+                for row in full:
                     copy.write_row(row)
         else:
             marks = ", ".join(["%s"] * len(columns))
             sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
             batch = []
-            for row in rows:
+            for row in full:
                 batch.append(row)
                 if len(batch) == 50_000:
                     cursor.executemany(sql, batch)
@@ -209,12 +254,10 @@ def build_structure(kind: str, n_samples: int, split_id: int) -> tuple[int, int]
     n_setups = -(-n_samples // 6)
     n_hom = max(1, n_setups // 8)
     h0, se0, st0, so0, sa0 = (next_id(m) for m in (Homonym, Sense, Setup, Story, Sample))
-    fast_insert(
-        kind, "annotations_homonym", ["id", "form"], ((h0 + k, f"syn{k}") for k in range(n_hom))
-    )
+    fast_insert(kind, Homonym, ["id", "form"], ((h0 + k, f"syn{k}") for k in range(n_hom)))
     fast_insert(
         kind,
-        "annotations_sense",
+        Sense,
         ["id", "homonym_id", "gloss", "example_sentence"],
         (
             (se0 + 2 * k + j, h0 + k, f"sense {j} of syn{k}", f"The syn{k} ({j}).")
@@ -224,7 +267,7 @@ def build_structure(kind: str, n_samples: int, split_id: int) -> tuple[int, int]
     )
     fast_insert(
         kind,
-        "annotations_setup",
+        Setup,
         ["id", "homonym_id", "precontext", "sentence"],
         (
             (
@@ -238,7 +281,7 @@ def build_structure(kind: str, n_samples: int, split_id: int) -> tuple[int, int]
     )
     fast_insert(
         kind,
-        "annotations_story",
+        Story,
         ["id", "setup_id", "ending"],
         (
             (so0 + 3 * i + e, st0 + i, "" if e == 0 else f"Ending {e} of story {i}.")
@@ -263,7 +306,7 @@ def build_structure(kind: str, n_samples: int, split_id: int) -> tuple[int, int]
 
     fast_insert(
         kind,
-        "annotations_sample",
+        Sample,
         ["id", "split_id", "story_id", "sense_id", "dataset_id", "sample_id", "position"],
         samples(),
     )
@@ -290,7 +333,7 @@ def build_raters(kind: str, n_batches: int, per_sample: int):
     n_raters = n_batches * per_sample
     fast_insert(
         kind,
-        "annotations_rater",
+        Rater,
         ["id", "kind", "pseudonym", "created_at"],
         ((r0 + k, "participant", f"syn-participant-{k}", now) for k in range(n_raters)),
     )
@@ -314,6 +357,7 @@ def build_study(kind: str, *, n_samples: int, per_sample: int, batch: int = 30) 
 
     from annotations.models import Dataset, Rating, Split
     from predictions.models import ModelRun, Prediction
+    from studies.models import StudySample
 
     rng = np.random.default_rng(11)
     dataset = Dataset.objects.create(name="synthetic", title="Synthetic bench data")
@@ -323,7 +367,7 @@ def build_study(kind: str, *, n_samples: int, per_sample: int, batch: int = 30) 
     study, r0, n_raters = build_raters(kind, n_batches, per_sample)
     fast_insert(
         kind,
-        "studies_studysample",
+        StudySample,
         ["study_id", "sample_id"],
         ((study.id, sa0 + pos) for pos in range(n_samples)),
     )
@@ -352,7 +396,7 @@ def build_study(kind: str, *, n_samples: int, per_sample: int, batch: int = 30) 
 
     fast_insert(
         kind,
-        "annotations_rating",
+        Rating,
         [
             "sample_id",
             "rater_id",
@@ -379,7 +423,7 @@ def build_study(kind: str, *, n_samples: int, per_sample: int, batch: int = 30) 
         preds = np.clip(truth + rng.normal(0, noise, n_samples), 1, 5)
         fast_insert(
             kind,
-            "predictions_prediction",
+            Prediction,
             ["run_id", "sample_id", "score", "raw_output", "created_at"],
             ((run.id, sa0 + pos, float(preds[pos]), "", now) for pos in range(n_samples)),
         )
@@ -404,26 +448,26 @@ def main() -> None:
     parser.add_argument(
         "--reuse", action="store_true", help="time the pages of a kept scratch database again"
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: 40 samples of train and of dev, a synthetic study of 120 samples x 3",
+    )
     args = parser.parse_args()
-    kind, url = scratch_database(fresh=not args.reuse)
+    if args.smoke:
+        args.samples, args.per_sample = 120, 3
+    kind, url = scratch_database(fresh=not args.reuse, label="smoke" if args.smoke else "")
     print(f"scratch database: {kind} {urlparse(url).path}")
     if args.reuse:
-        setup_django(url)
-        from annotations.models import Rating
-
-        warm_up()
-        warm_templates()
-        small = Rating.objects.count() < 100_000  # train+dev only
-        target = SMALL_TARGET if small else LARGE_TARGET
-        time_pages(f"kept scratch database ({kind})", target, repeat=3 if small else 1)
+        reuse(kind, url)
         return
     try:
         setup_django(url)
         start = time.perf_counter()
-        load_ambistory()
+        load_ambistory(limit=40 if args.smoke else None)
         print(f"imported AmbiStory train+dev and 2 dev runs in {time.perf_counter() - start:.1f} s")
         warm_up()
-        time_pages("AmbiStory train+dev", SMALL_TARGET, repeat=3)
+        time_pages("AmbiStory train+dev", SMALL_TARGET, repeat=1 if args.smoke else 3)
         start = time.perf_counter()
         counts = build_study(kind, n_samples=args.samples, per_sample=args.per_sample)
         print(
@@ -435,6 +479,17 @@ def main() -> None:
     finally:
         if not args.keep:
             drop_database(kind, url)
+
+
+def reuse(kind: str, url: str) -> None:
+    setup_django(url)
+    from annotations.models import Rating
+
+    warm_up()
+    warm_templates()
+    small = Rating.objects.count() < 100_000  # train+dev only
+    target = SMALL_TARGET if small else LARGE_TARGET
+    time_pages(f"kept scratch database ({kind})", target, repeat=3 if small else 1)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ counting lines and bytes without keeping them, and prints the peak RSS of the pr
 (``resource.getrusage``) before and after each export against the 200 MB target.
 
     python bench/export_memory.py [--ratings 1000000] [--keep]
+    python bench/export_memory.py --smoke   # CI: 2,000 ratings, the same two exports
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from scratch import scratch_database_url  # noqa: E402  (bench/ is on the path)
+from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 TARGET_MB = 200
 RATERS = 100
@@ -146,7 +147,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ratings", type=int, default=1_000_000)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
+    parser.add_argument("--smoke", action="store_true", help="CI size: 2,000 ratings")
     args = parser.parse_args()
+    if args.smoke:
+        args.ratings = 2_000
     url = scratch_database_url("export")
     setup_django(url)
     from django.db import connection
@@ -166,21 +170,6 @@ def main() -> int:
     if not args.keep:
         drop_scratch(url)
     return 0 if ok else 1
-
-
-def drop_scratch(url: str) -> None:
-    from django.db import connections
-
-    connections.close_all()
-    if url.startswith("sqlite:///"):
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{url[len('sqlite:///') :]}{suffix}").unlink(missing_ok=True)
-        return
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ and the same for one arrival (link to the first item page). Run it with DEBUG=0 
 production template loader and settings are used:
 
     DEBUG=0 SECRET_KEY=bench python bench/rating_path.py [--participants 20] [--keep]
+    python bench/rating_path.py --smoke   # CI: one participant counted, one timed
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from scratch import scratch_database_url  # noqa: E402  (bench/ is on the path)
+from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
 PER_PARTICIPANT = 30
@@ -125,7 +126,10 @@ def main() -> None:
         default="form",
         help="form: POST, 303, GET per item; script: rating.js's one POST answered with the page",
     )
+    parser.add_argument("--smoke", action="store_true", help="CI size: 1 timed participant")
     args = parser.parse_args()
+    if args.smoke:
+        args.participants = 1
     script = args.client == "script"
     url = scratch_database_url("rating")
     setup_django(url)
@@ -198,13 +202,8 @@ def main() -> None:
         profiler.dump_stats(ROOT / "var" / "rating_path.prof")  # for pstats / snakeviz
         for order in ("tottime", "cumulative"):
             pstats.Stats(profiler).strip_dirs().sort_stats(order).print_stats(30)
-    connection.close()
-    if not args.keep and url.startswith("postgres"):
-        import psycopg
-
-        admin = url.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}"')
+    if not args.keep:
+        drop_scratch(url)
 
 
 if __name__ == "__main__":

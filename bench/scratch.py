@@ -9,6 +9,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def scratch_dir() -> Path:
+    """Where scratch SQLite files go: ``$BENCH_SCRATCH_DIR`` (the smoke tests' temporary
+    directory, so that parallel runs never share a file), else var/."""
+    path = Path(os.environ.get("BENCH_SCRATCH_DIR") or ROOT / "var")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def scratch_database_url(label: str) -> str:
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
@@ -21,8 +29,23 @@ def scratch_database_url(label: str) -> str:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
             conn.execute(f'CREATE DATABASE "{name}"')
         return url.rsplit("/", 1)[0] + "/" + name
-    path = ROOT / "var" / f"bench_{label}.sqlite3"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = scratch_dir() / f"bench_{label}.sqlite3"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     return f"sqlite:///{path}"
+
+
+def drop_scratch(url: str) -> None:
+    """Drop what :func:`scratch_database_url` created (Django's connections closed first)."""
+    from django.db import connections
+
+    connections.close_all()
+    if url.startswith("sqlite:///"):
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{url[len('sqlite:///') :]}{suffix}").unlink(missing_ok=True)
+        return
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')

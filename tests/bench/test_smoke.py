@@ -1,0 +1,81 @@
+"""Every bench/ script at its ``--smoke`` size, in a subprocess, on the real code path: a model,
+API or schema change that breaks a benchmark fails here instead of on the next manual run.
+
+Each run gets a private scratch directory (its SQLite databases, caches and outputs) and must
+exit 0, print its result lines, leave bench/results/ untouched and drop its scratch databases.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+RESULTS = REPO / "bench" / "results"
+TIMEOUT_S = 600  # a loaded 2-core runner; the scripts take seconds to a minute each
+
+pytestmark = pytest.mark.bench
+
+
+def snapshot(folder: Path) -> dict[str, int]:
+    return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def run_smoke(script: str, tmp_path: Path, *extra: str) -> str:
+    """Output of ``python bench/<script> --smoke`` (exit 0 asserted), with SQLite scratch
+    databases in ``tmp_path`` and nothing written to bench/results/."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CACHE_URL")}
+    env |= {"BENCH_SCRATCH_DIR": str(tmp_path), "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+    before = snapshot(RESULTS)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / script), "--smoke", *extra],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-4000:]
+    assert snapshot(RESULTS) == before, "a smoke run wrote into bench/results/"
+    leftovers = [p.name for p in tmp_path.glob("*.sqlite3*")]
+    assert leftovers == [], f"scratch databases not dropped: {leftovers}"
+    return done.stdout
+
+
+def test_score_smoke_gives_identical_results(tmp_path):
+    out = run_smoke("score.py", tmp_path)
+    assert "identical results: True" in out
+    assert re.search(r"speed-up: [\d.]+x on 2,000 samples", out)
+
+
+def test_adaptive_sim_smoke_prints_both_allocations(tmp_path):
+    out = run_smoke("adaptive_sim.py", tmp_path)
+    assert re.search(r"^\| 4 \| fixed \| 1200 \|", out, re.M)
+    assert re.search(r"^\| 4 \| adaptive \| \d+ \|", out, re.M)
+
+
+def test_export_memory_smoke_exports_every_rating_both_ways(tmp_path):
+    out = run_smoke("export_memory.py", tmp_path)
+    assert re.search(r"generator \(jsonl\)\s+2,000 lines", out)
+    assert re.search(r"HTTP streaming view \(jsonl\)\s+2,000 lines", out)
+
+
+def test_rating_path_smoke_walks_a_participant(tmp_path):
+    out = run_smoke("rating_path.py", tmp_path)
+    assert re.search(r"arrival \(link to first item\): \d+ queries", out)
+    assert re.search(r"per rated item \(POST \+ next page\): [\d.]+ queries", out)
+
+
+def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
+    out = run_smoke("dashboards.py", tmp_path)
+    phases = out.split("built a synthetic study: 120 samples")
+    assert len(phases) == 2, out
+    for phase in phases:  # every page answered 200 (asserted by the script) and was timed
+        timed = re.findall(r"^  (\S.*?)\s+(\d+\.\d{3})\s+\d+\.\d{2}", phase, re.M)
+        assert len(timed) == 15, phase
