@@ -9,6 +9,7 @@ interrupted run keeps what it finished.
 
     python bench/ml_cv.py                       # the cheap configurations, 5 folds x 3 seeds
     python bench/ml_cv.py --only quality-frozen --seeds 1
+    python bench/ml_cv.py --smoke   # CI: 2 cheap configurations on 6 homonyms, 2 folds
     python bench/ml_cv.py --only quality-shipped --seeds 1   # fine-tunes per fold: hours here
     python bench/ml_cv.py --compare quality-frozen quality-ranker   # what the level adds
     python bench/ml_cv.py --only quality-shipped --seeds 3 --add-seeds  # seeds 1, 2 beside 0
@@ -191,7 +192,22 @@ def main() -> None:
         "--add-seeds", action="store_true", help="run only seeds the stored result lacks"
     )
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"), help="paired A - B, no runs")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: constant-tuned and quality-ranker (frozen features), the samples of 6 "
+        "homonyms, 2 folds, 1 seed; cache and results in a scratch folder",
+    )
     args = ap.parse_args()
+    smoke_cache = None
+    if args.smoke:
+        sys.path.insert(0, str(REPO / "bench"))
+        from scratch import smoke_dir
+
+        scratch = smoke_dir("ml_cv")
+        smoke_cache = str(scratch / "quality-cache")
+        args.only, args.folds, args.seeds = ["constant-tuned", "quality-ranker"], 2, 1
+        args.seed_list, args.results = None, scratch / "ml_cv.json"
     if args.compare:
         compare(args.results, *args.compare)
         return
@@ -211,9 +227,15 @@ def main() -> None:
     show_progress(1)
     share_finetuned_ratings()
     samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
+    if args.smoke:
+        from scratch import smoke_subset
+
+        samples = smoke_subset(samples, homonyms=6)
     wanted = args.seed_list or list(range(args.seeds))
     for name in args.only:
         backend, params, what = CONFIGS[name]
+        if smoke_cache and "cache" in params:
+            params = {**params, "cache": smoke_cache}
         print(f"== {name}: {backend} {json.dumps(params)} ({what})", flush=True)
         started = time.perf_counter()
         stored, stored_wall, stored_command = (

@@ -6,6 +6,7 @@ train`` does (no dev labels), and score dev with the official metrics. About 5-7
 per seed on two CPU cores; not part of ``make bench``.
 
     python bench/ml_seeds.py [--seeds 13 1 2 3] [--cache var/quality-cache]
+    python bench/ml_seeds.py --smoke   # CI: one seed, one epoch on a few homonyms
 """
 
 from __future__ import annotations
@@ -24,7 +25,19 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[13, 1, 2, 3])
     ap.add_argument("--cache", default=str(REPO / "var" / "quality-cache"))
     ap.add_argument("--models", type=Path, default=REPO / "var" / "models" / "seeds")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: seed 13, 1 epoch on the train samples of 3 homonyms, dev of 5; "
+        "models and cache in a scratch folder",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        sys.path.insert(0, str(REPO / "bench"))
+        from scratch import smoke_dir
+
+        scratch = smoke_dir("ml_seeds")
+        args.seeds, args.cache, args.models = [13], str(scratch / "cache"), scratch / "models"
 
     from predictions.backends.quality import FINETUNE_SETTINGS, FINETUNE_WEIGHT
     from predictions.evaluation import score_lists
@@ -35,6 +48,10 @@ def main() -> None:
     train = list(json.loads((data / "train.json").read_text()).values())
     dev = list(json.loads((data / "dev.json").read_text()).values())
     settings = {k: v for k, v in FINETUNE_SETTINGS.items() if k not in ("version", "seed")}
+    if args.smoke:
+        from scratch import smoke_subset
+
+        train, dev, settings["epochs"] = smoke_subset(train, 3), smoke_subset(dev, 5), 1
     rows = []
     for seed in args.seeds:
         folder = args.models / f"biencoder-seed{seed}"

@@ -49,3 +49,22 @@ def drop_scratch(url: str) -> None:
     name = url.rsplit("/", 1)[1]
     with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+def smoke_dir(name: str) -> Path:
+    """A fresh folder for a ``--smoke`` run's outputs and caches (never bench/results/)."""
+    import tempfile
+
+    base = os.environ.get("BENCH_SCRATCH_DIR")
+    if base:
+        path = Path(base) / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    return Path(tempfile.mkdtemp(prefix=f"bench-{name}-"))
+
+
+def smoke_subset(samples: list[dict], homonyms: int = 6) -> list[dict]:
+    """The samples of the first ``homonyms`` homonyms (by name): whole groups, so grouped
+    folds still split by homonym."""
+    keep = sorted({str(s["homonym"]) for s in samples})[:homonyms]
+    return [s for s in samples if str(s["homonym"]) in keep]
