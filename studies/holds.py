@@ -146,25 +146,17 @@ def hold_end(participant: Participant) -> bool:
     return bool(changed)
 
 
-def _pid_free_again(study: Study, now: datetime) -> Q:
-    """A participant whose PID may be used again: never qualified, and timed out or past
-    their hold (nobody answered an item under it)."""
-    return Q(qualified_at__isnull=True) & (
-        Q(status=Participant.Status.TIMED_OUT) | (Q(status=STARTED) & late(study, now))
-    )
-
-
 def pid_taken(study: Study, pid: str) -> bool:
     """Whether ``pid`` belongs to a participant of the study (a lapsed unqualified hold's PID
     does not: ``pid_owner`` gives it back on the next consent). Reads only."""
-    mine = Participant.objects.filter(study=study, prolific_pid=pid)
-    return mine.exclude(_pid_free_again(study, timezone.now())).exists()
+    participant = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    return participant is not None and not pid_free(participant)
 
 
 def pid_owner(*, study: Study, pid: str) -> Participant | None:
     """The participant of the study holding ``pid``, after giving the PID back when its
-    hold lapsed before qualifying (``pid_free_again``: the participant is timed out and
-    keeps the PID as ``pid_before_reset``, for the record)."""
+    hold lapsed before qualifying (``pid_free``: the participant is timed out and keeps the
+    PID as ``pid_before_reset``, for the record)."""
     participant = Participant.objects.filter(study=study, prolific_pid=pid).first()
     if participant is None or not pid_free(participant):
         return participant
@@ -177,8 +169,10 @@ def pid_owner(*, study: Study, pid: str) -> Participant | None:
 
 
 def pid_free(participant: Participant) -> bool:
-    """``_pid_free_again`` for one participant read already."""
-    if participant.qualified_at is not None:
+    """Whether the participant's PID may be used again: never qualified, never answered the
+    test (late answers are kept, ``studies.late``), and timed out or past the hold, so that
+    nobody answered anything under it."""
+    if participant.qualified_at is not None or participant.qualification_answers:
         return False
     if participant.status == Participant.Status.TIMED_OUT:
         return True

@@ -224,6 +224,17 @@ def test_a_qualified_pid_is_never_given_back_by_a_lapse(settings):
         services.participant_arrive(study=study, pid=pid(1), resume_hash="x" * 64)
 
 
+def test_a_pid_whose_test_was_answered_late_is_not_given_back():
+    study = open_study()
+    _consent(study, 1, "203.0.113.9")
+    Participant.objects.update(status="timed_out", qualification_answers={"1": 3})
+    assert holds.pid_taken(study, pid(1))
+    owner = Client(REMOTE_ADDR="198.51.100.4")
+    assert owner.get(arrive_url(study.slug, pid(1))).status_code == 409
+    Participant.objects.update(qualification_answers={})
+    assert not holds.pid_taken(study, pid(1))
+
+
 def test_an_ipv6_client_counts_by_its_64_network(settings):
     settings.HOLD_UNQUALIFIED_PER_CLIENT = 2
     study = open_study(12, per_participant=2)
