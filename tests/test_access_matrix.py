@@ -255,6 +255,10 @@ RULES: dict[str, dict[str, Callable]] = {
             "ending_cleanup",
             "ending_cleanup_accept",
             "ending_cleanup_reject",
+            "pool_add",
+            "pool_import",
+            "ending_study_create",
+            "rating_study_create",
         )
     },
     # the writing pages of a writing study (Figures 2 and 3): like the rating pages

@@ -4,12 +4,14 @@ service, and redirect or render."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from ambisite.access import researcher_required
 from ambisite.http import attachment
@@ -55,36 +57,57 @@ def _create_study(request, form, activity: str, setups) -> Study | None:
     fields = {"time_limit_minutes": data["time_limit_minutes"] or 60, "contact": data["contact"]}
     if data.get("per_participant"):
         fields["samples_per_participant"] = data["per_participant"]
-    if Study.objects.filter(slug=data["slug"]).exists():
+    return _study_from_form(
+        request,
+        form,
+        services.writing_study_create,
+        "Writing study created (a draft): open it on its study page.",
+        activity=activity,
+        title=data["title"],
+        slug=data["slug"],
+        setups=setups,
+        **fields,
+    )
+
+
+def _study_from_form(
+    request: HttpRequest, form, create: Callable[..., Study], done: str, /, **fields: Any
+) -> Study | None:
+    """Create a study from a valid form (writing's side of study creation: the page's
+    checks, then one service); a short name in use or a refusal goes back on the form."""
+    if Study.objects.filter(slug=fields["slug"]).exists():
         form.add_error("slug", "A study with this short name exists.")
         return None
     try:
-        study = services.writing_study_create(
-            activity=activity,
-            title=data["title"],
-            slug=data["slug"],
-            by=request.user,
-            setups=setups,
-            **fields,
-        )
+        study = create(by=request.user, **fields)
     except services.WritingError as exc:
         form.add_error(None, exc.reason)
         return None
-    messages.success(request, "Writing study created (a draft): open it on its study page.")
+    messages.success(request, done)
     return study
 
 
-@accepts_upload
-@researcher_required
-def pool(request: HttpRequest) -> HttpResponse:
+def _pool_page(request: HttpRequest, add=None, upload=None) -> HttpResponse:
     # two forms on one page: their own id prefixes, so each label ticks its own box
-    add = PairForm(request.POST if request.POST.get("action") == "add" else None, auto_id="add_%s")
-    upload = PoolImportForm(
-        request.POST if request.POST.get("action") == "import" else None,
-        request.FILES or None,
-        auto_id="import_%s",
-    )
-    if request.method == "POST" and add.is_bound and add.is_valid():
+    ctx = {
+        "pairs": selectors.pool(),
+        "add": add or PairForm(auto_id="add_%s"),
+        "upload": upload or PoolImportForm(auto_id="import_%s"),
+    }
+    return render(request, "writing/pool.html", ctx)
+
+
+@researcher_required
+@require_GET
+def pool(request: HttpRequest) -> HttpResponse:
+    return _pool_page(request)
+
+
+@require_POST
+@researcher_required
+def pool_add(request: HttpRequest) -> HttpResponse:
+    add = PairForm(request.POST, auto_id="add_%s")
+    if add.is_valid():
         d = add.cleaned_data
         try:
             _, created = services.pair_add(
@@ -102,7 +125,15 @@ def pool(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, "Added to the pool." if created else "Already in the pool.")
             return redirect("writing:pool")
-    if request.method == "POST" and upload.is_bound and upload.is_valid():
+    return _pool_page(request, add=add)
+
+
+@accepts_upload
+@require_POST
+@researcher_required
+def pool_import(request: HttpRequest) -> HttpResponse:
+    upload = PoolImportForm(request.POST, request.FILES, auto_id="import_%s")
+    if upload.is_valid():
         try:
             rows = importers.parse_pool(upload.cleaned_data["file"].read())
         except importers.PoolFormatError as exc:
@@ -111,8 +142,7 @@ def pool(request: HttpRequest) -> HttpResponse:
             new, old = services.pool_import(rows=rows, flag_pos=upload.cleaned_data["flag_pos"])
             messages.success(request, f"{new} pairs added, {old} already in the pool.")
             return redirect("writing:pool")
-    ctx = {"pairs": selectors.pool(), "add": add, "upload": upload}
-    return render(request, "writing/pool.html", ctx)
+    return _pool_page(request, upload=upload)
 
 
 @require_POST
@@ -154,48 +184,61 @@ def ending_list(request: HttpRequest) -> HttpResponse:
     return render(request, "writing/ending_list.html", ctx)
 
 
-@researcher_required
-def setups(request: HttpRequest) -> HttpResponse:
-    action = request.POST.get("action")
-    ending_form = WritingStudyForm(request.POST if action == "ending_study" else None, prefix="e")
-    rating_form = RatingStudyForm(request.POST if action == "rating_study" else None, prefix="r")
-    chosen = [bounded_int(v, 0) for v in request.POST.getlist("setup")]
-    if action == "ending_study" and ending_form.is_valid():
-        written = list(selectors.written_setups().filter(pk__in=chosen))
-        study = _create_study(request, ending_form, Study.Activity.ENDINGS, setups=written)
-        if study:
-            return redirect("studies:detail", study.pk)
-    if action == "rating_study" and rating_form.is_valid():
-        study = _rating_study(request, rating_form, chosen)
-        if study:
-            return redirect("studies:detail", study.pk)
+def _setups_page(request: HttpRequest, ending_form=None, rating_form=None) -> HttpResponse:
     ctx = {
         "written": selectors.written_setups(),
         "ready": set(review.ready_setups().values_list("pk", flat=True)),
-        "ending_form": ending_form,
-        "rating_form": rating_form,
+        "ending_form": ending_form or WritingStudyForm(prefix="e"),
+        "rating_form": rating_form or RatingStudyForm(prefix="r"),
     }
     return render(request, "writing/setups.html", ctx)
+
+
+def _chosen(request: HttpRequest) -> list[int]:
+    return [bounded_int(v, 0) for v in request.POST.getlist("setup")]
+
+
+@researcher_required
+@require_GET
+def setups(request: HttpRequest) -> HttpResponse:
+    return _setups_page(request)
+
+
+@require_POST
+@researcher_required
+def ending_study_create(request: HttpRequest) -> HttpResponse:
+    form = WritingStudyForm(request.POST, prefix="e")
+    if form.is_valid():
+        written = list(selectors.written_setups().filter(pk__in=_chosen(request)))
+        study = _create_study(request, form, Study.Activity.ENDINGS, setups=written)
+        if study:
+            return redirect("studies:detail", study.pk)
+    return _setups_page(request, ending_form=form)
+
+
+@require_POST
+@researcher_required
+def rating_study_create(request: HttpRequest) -> HttpResponse:
+    form = RatingStudyForm(request.POST, prefix="r")
+    if form.is_valid():
+        study = _rating_study(request, form, _chosen(request))
+        if study:
+            return redirect("studies:detail", study.pk)
+    return _setups_page(request, rating_form=form)
 
 
 def _rating_study(request, form, chosen: list[int]) -> Study | None:
     data = dict(form.cleaned_data)
     data["ratings_per_sample"] = data["ratings_per_sample"] or 5
     data["dataset"] = data["dataset"] or "ambistory-written"
-    if Study.objects.filter(slug=data["slug"]).exists():
-        form.add_error("slug", "A study with this short name exists.")
-        return None
-    try:
-        study = review.rating_study_create(
-            written=list(review.ready_setups().filter(pk__in=chosen)),
-            by=request.user,
-            **data,
-        )
-    except services.WritingError as exc:
-        form.add_error(None, exc.reason)
-        return None
-    messages.success(request, "Rating study created (a draft) with the written stories.")
-    return study
+    return _study_from_form(
+        request,
+        form,
+        review.rating_study_create,
+        "Rating study created (a draft) with the written stories.",
+        written=list(review.ready_setups().filter(pk__in=chosen)),
+        **data,
+    )
 
 
 @researcher_required

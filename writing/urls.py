@@ -22,6 +22,8 @@ app_name = "writing"
 urlpatterns = [
     path("", researcher_views.home, name="home"),
     path("pool/", researcher_views.pool, name="pool"),
+    path("pool/add/", researcher_views.pool_add, name="pool_add"),
+    path("pool/import/", researcher_views.pool_import, name="pool_import"),
     path("pool/<int:pair_pk>/flag/", researcher_views.pair_flag, name="pair_flag"),
     path("sentences/", researcher_views.sentence_list, name="sentences"),
     path("sentences/<int:sentence_pk>/", review_views.sentence_detail, name="sentence"),
@@ -32,6 +34,8 @@ urlpatterns = [
         for text, action, name in _REVIEW_ACTIONS
     ],
     path("setups/", researcher_views.setups, name="setups"),
+    path("setups/ending-study/", researcher_views.ending_study_create, name="ending_study_create"),
+    path("setups/rating-study/", researcher_views.rating_study_create, name="rating_study_create"),
     path("export.json", researcher_views.export, name="export"),
     path("studies/<int:study_pk>/preview/", researcher_views.preview, name="preview"),
 ]

@@ -132,7 +132,7 @@ def test_the_pool_takes_a_file_and_flags_pairs(client, researcher):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     upload = SimpleUploadedFile("pool.tsv", text.encode())
-    client.post(reverse("writing:pool"), {"action": "import", "file": upload, "flag_pos": "on"})
+    client.post(reverse("writing:pool_import"), {"file": upload, "flag_pos": "on"})
     assert SensePair.objects.count() == 2
     assert SensePair.objects.get(homonym__form="bear").excluded
     bank = SensePair.objects.get(homonym__form="bank")

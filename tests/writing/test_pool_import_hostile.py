@@ -48,7 +48,7 @@ def test_the_pool_page_shows_the_problem_on_the_form_and_imports_nothing(case, c
     content, expected = HOSTILE[case]
     client.force_login(researcher)
     upload = SimpleUploadedFile("pool.json", content)
-    page = client.post(reverse("writing:pool"), {"action": "import", "file": upload})
+    page = client.post(reverse("writing:pool_import"), {"file": upload})
     assert page.status_code == 200
     text = html.unescape(page.content.decode())
     assert "Nothing was imported" in text and expected in text
@@ -59,5 +59,5 @@ def test_the_pool_page_shows_the_problem_on_the_form_and_imports_nothing(case, c
 def test_a_good_file_still_imports(client, researcher):
     client.force_login(researcher)
     upload = SimpleUploadedFile("pool.json", json.dumps([ENTRY]).encode())
-    client.post(reverse("writing:pool"), {"action": "import", "file": upload})
+    client.post(reverse("writing:pool_import"), {"file": upload})
     assert SensePair.objects.get().homonym.form == "bank"

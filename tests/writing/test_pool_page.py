@@ -37,5 +37,5 @@ def test_the_import_box_left_unticked_flags_nothing(researcher_client):
         "bear\ta mammal\t\tnoun\tto carry\t\tverb\n"
     )
     upload = SimpleUploadedFile("pool.tsv", text.encode())
-    researcher_client.post(reverse("writing:pool"), {"action": "import", "file": upload})
+    researcher_client.post(reverse("writing:pool_import"), {"file": upload})
     assert not SensePair.objects.get(homonym__form="bear").excluded
