@@ -97,10 +97,7 @@ def _pool_page(request: HttpRequest, add=None, upload=None) -> HttpResponse:
     return render(request, "writing/pool.html", ctx)
 
 
-@researcher_required
-@require_GET
-def pool(request: HttpRequest) -> HttpResponse:
-    return _pool_page(request)
+pool = researcher_required(require_GET(_pool_page))  # the page with empty forms
 
 
 @require_POST
@@ -198,10 +195,7 @@ def _chosen(request: HttpRequest) -> list[int]:
     return [bounded_int(v, 0) for v in request.POST.getlist("setup")]
 
 
-@researcher_required
-@require_GET
-def setups(request: HttpRequest) -> HttpResponse:
-    return _setups_page(request)
+setups = researcher_required(require_GET(_setups_page))  # the page with empty forms
 
 
 @require_POST
