@@ -20,3 +20,11 @@ class StudyBusy(StudyError):
 class ClientHoldsFull(StudyBusy):
     """This client (``ambisite.ratelimit.client_key``) holds as many places in the study as
     it may (``HOLD_UNQUALIFIED_PER_CLIENT``, ``HOLD_TOTAL_PER_CLIENT``)."""
+
+
+class SessionOver(StudyError):
+    """The participant can no longer rate (finished, screened out or timed out)."""
+
+
+class TextChanged(StudyError):
+    """The item's text was edited after the page was shown: nothing is stored."""

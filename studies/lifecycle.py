@@ -1,0 +1,147 @@
+"""The researcher's study lifecycle: create, change, open, pause and close a study, and
+exclude or include a rater's ratings (a participant's slots follow). ``studies.services``
+re-exports these names; the study page's confirmed change is ``studies.exclusions``."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from annotations.models import (
+    Rater,
+    RaterExclusion,
+    Sample,
+    TaskKind,
+)
+from annotations.services import rater_exclude, rater_include
+
+from . import defaults
+from .assignment import (
+    batch_problem,
+    slots_create,
+    slots_restore,
+    slots_void,
+)
+from .errors import StudyError
+from .models import CheckQuestion, Participant, Study, StudySample
+
+
+def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
+    StudySample.objects.filter(study=study).delete()
+    if isinstance(samples, QuerySet):
+        ids = list(samples.values_list("id", flat=True))
+    else:
+        ids = [s if isinstance(s, int) else s.id for s in samples]
+    other = Sample.objects.filter(id__in=ids).kinds() - {study.task_kind}
+    if other:
+        raise StudyError(
+            f"A {study.get_task_kind_display().lower()} study takes only samples of that kind "
+            f"(these include: {', '.join(sorted(other))})."
+        )
+    StudySample.objects.bulk_create(
+        [StudySample(study=study, sample_id=s) for s in ids], batch_size=1000
+    )
+
+
+@transaction.atomic
+def study_create(
+    *, title: str, slug: str, samples: QuerySet[Sample] | list, by=None, **fields
+) -> Study:
+    """A draft study with the paper's guidelines, qualification questions and fresh codes
+    unless ``fields`` says otherwise."""
+    kind = defaults.for_kind(fields.get("task_kind", TaskKind.PLAUSIBILITY))
+    fields.setdefault("guidelines", kind.guidelines)
+    fields.setdefault("completion_code", defaults.new_code())
+    fields.setdefault("screenout_code", defaults.new_code())
+    fields.setdefault("attention_checks_per_batch", kind.attention_checks_per_batch)
+    questions = fields.pop("questions", None) or kind.checks
+    study = Study.objects.create(title=title, slug=slug, created_by=by, **fields)
+    CheckQuestion.objects.bulk_create(
+        CheckQuestion(study=study, order=i, **q) for i, q in enumerate(questions)
+    )
+    _set_samples(study, samples)
+    return study
+
+
+@transaction.atomic
+def study_update(*, study: Study, samples=None, **fields) -> Study:
+    """Change settings; the sample set can only change while the study is a draft."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    started = study.status != Study.Status.DRAFT
+    if started and fields.get("task_kind", study.task_kind) != study.task_kind:
+        raise StudyError("The task kind can only be changed while the study is a draft.")
+    study.task_kind = fields.pop("task_kind", study.task_kind)
+    if samples is not None:
+        if started:
+            raise StudyError("Samples can only be changed while the study is a draft.")
+        _set_samples(study, samples)
+    if started and fields.get("ratings_per_sample", study.ratings_per_sample) < (
+        study.ratings_per_sample
+    ):
+        raise StudyError("Ratings per sample cannot go down once the study has been opened.")
+    for name, value in fields.items():
+        setattr(study, name, value)
+    study.save()
+    return study
+
+
+@transaction.atomic
+def study_open(*, study: Study) -> Study:
+    """Open (or reopen) the study, creating its slots; refused with the reason when no batch
+    can be formed under the assignment rules."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status == Study.Status.CLOSED:
+        raise StudyError("A closed study cannot be opened again.")
+    problem = batch_problem(study)
+    if problem:
+        raise StudyError(problem)
+    slots_create(study)
+    study.status = Study.Status.OPEN
+    study.save(update_fields=["status"])
+    return study
+
+
+def _set_status(study: Study, status: str, allowed: tuple[str, ...]) -> Study:
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status not in allowed:
+        raise StudyError(f"A {study.get_status_display().lower()} study cannot be {status}.")
+    study.status = status
+    study.save(update_fields=["status"])
+    return study
+
+
+@transaction.atomic
+def study_pause(*, study: Study) -> Study:
+    """Stop new arrivals; participants already rating can finish."""
+    return _set_status(study, Study.Status.PAUSED, (Study.Status.OPEN,))
+
+
+@transaction.atomic
+def study_close(*, study: Study) -> Study:
+    """End the study for good: no new arrivals and it cannot be opened again. Participants
+    who already started can finish their batch within their hold and get the completion
+    code (nobody who started is left without one)."""
+    return _set_status(
+        study, Study.Status.CLOSED, (Study.Status.DRAFT, Study.Status.OPEN, Study.Status.PAUSED)
+    )
+
+
+@transaction.atomic
+def participant_exclude(*, rater: Rater, source: str, reason: str, by=None) -> RaterExclusion:
+    """Take any rater out of the aggregates (``annotations.services.rater_exclude``) and,
+    where the rater is a study participant, void their slots so that each of their samples
+    gets a replacement rating. Every exclusion that may hit a participant goes through
+    here (study page, annotator-quality dashboard, failed attention check)."""
+    exclusion = rater_exclude(rater=rater, source=source, reason=reason, by=by)
+    for participant in Participant.objects.filter(rater=rater):
+        slots_void(participant)
+    return exclusion
+
+
+@transaction.atomic
+def participant_include(*, rater: Rater, by=None, reason: str = "") -> int:
+    """Undo :func:`participant_exclude`: the ratings count again and the participant's
+    rated slots are restored (unclaimed replacements withdrawn). Returns how many samples
+    went above the wanted number of ratings because a replacement was already taken."""
+    rater_include(rater=rater, by=by, reason=reason)
+    return sum(slots_restore(p) for p in Participant.objects.filter(rater=rater))
