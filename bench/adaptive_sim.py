@@ -1,20 +1,28 @@
 """Replay simulation: adaptive allocation against a fixed number of ratings per sample.
 
 Each AmbiStory sample (train + dev, 2,868 samples with 5 ratings each) is a population: a
-simulated rating is a draw, with replacement, from that sample's observed five ratings. For
-a budget of B ratings per sample on average:
+simulated rating is a draw, with replacement, from that sample's observed five ratings.
 
-* fixed: every sample gets B draws;
-* adaptive: every sample starts with ``--minimum`` draws; growth rounds then call the site's
-  own rule (``studies.adaptive.grow``: widest 95% interval first, at most ``--maximum`` per
-  sample, setups as groups, ``--batch`` setups per participant) until the budget (B x
-  samples) is spent or no sample is wider than the target.
+Shared draws: per replay (seed) every sample gets one pre-drawn sequence of ratings, and every
+arm consumes that same sequence in order (:func:`draw_sequences`). A fixed arm and an adaptive
+arm therefore differ only in how many of the sequence's ratings they take, never in which: the
+comparison is paired, so the differences are the allocations', not the luck of the draws.
 
-Reported per budget and allocation, as the mean (and SD) over ``--repeats`` seeded replays:
-the mean 95% interval width of the sample means, and Spearman's rho between the simulated
-means and the full 5-rating means of the data.
+For a budget of B ratings per sample on average:
 
-    python bench/adaptive_sim.py [--repeats 20] [--budgets 4,5,6] [--json out.json]
+* fixed: every sample gets the first B ratings of its sequence;
+* adaptive: every sample starts with the first ``--minimum``; growth rounds then call the
+  site's own rule (``studies.adaptive.grow``, ``--rules``: ``widest`` interval first, or
+  ``variance``-optimal with SDs shrunk towards the pooled SD; at most ``--maximum`` per sample,
+  setups as groups, ``--batch`` setups per participant) until the budget (B x samples) is spent
+  or no sample is wider than the target.
+
+Reported per budget and arm, as mean and SD over ``--repeats`` seeded replays: the mean 95%
+interval width of the sample means; Spearman's rho between the simulated means and the full
+5-rating means (and its paired difference from the fixed arm of the same seed); coverage, the
+fraction of samples whose 95% t interval contains the full 5-rating mean; RMSE to those means.
+
+    python bench/adaptive_sim.py [--repeats 20] [--budgets 4,5,6] [--rules widest,variance]
     python bench/adaptive_sim.py --smoke   # CI: the same code path, 300 samples, seconds
 """
 
@@ -69,17 +77,29 @@ def spearman(a: list[float], b: list[float]) -> float:
     return cov / (va * vb) ** 0.5
 
 
-def fixed(data, per_sample: int, rng: random.Random) -> list[list[int]]:
-    return [[rng.choice(obs) for _ in range(per_sample)] for _, obs in data]
+Data = list[tuple[str, tuple[int, ...]]]
 
 
-def adaptive(data, budget: int, args, rng: random.Random) -> tuple[list[list[int]], int]:
-    drawn = [[rng.choice(obs) for _ in range(args.minimum)] for _, obs in data]
+def draw_sequences(data: Data, length: int, rng: random.Random) -> list[list[int]]:
+    """Per sample, ``length`` ratings drawn with replacement from its observed ones: the one
+    sequence every arm of a replay consumes in order."""
+    return [[rng.choice(obs) for _ in range(length)] for _, obs in data]
+
+
+def fixed(draws: list[list[int]], per_sample: int) -> list[list[int]]:
+    return [seq[:per_sample] for seq in draws]
+
+
+def adaptive(
+    data: Data, draws: list[list[int]], budget: int, args: argparse.Namespace, rule: str
+) -> tuple[list[list[int]], int]:
+    """The ratings each sample ends with under ``grow`` (a prefix of its sequence)."""
+    taken = [args.minimum] * len(data)
     spent, rounds = args.minimum * len(data), 0
     while spent < budget:
         states = [
-            SampleState(key=i, group=data[i][0], scores=tuple(s), wanted=len(s), pending=0)
-            for i, s in enumerate(drawn)
+            SampleState(key=i, group=data[i][0], scores=tuple(draws[i][:n]), wanted=n, pending=0)
+            for i, n in enumerate(taken)
         ]
         picks = grow(
             states,
@@ -88,27 +108,63 @@ def adaptive(data, budget: int, args, rng: random.Random) -> tuple[list[list[int
             budget_left=budget - spent,
             batch_groups=args.batch,
             sd_floor=args.sd_floor,
+            rule=rule,
         )
         if not picks:
             break
         for i in picks:  # every new place is rated before the next round (all pending done)
-            drawn[i].append(rng.choice(data[i][1]))
+            taken[i] += 1
         spent += len(picks)
         rounds += 1
-    return drawn, rounds
+    return [seq[:n] for seq, n in zip(draws, taken)], rounds
 
 
-def measure(drawn: list[list[int]], full: list[float]) -> tuple[float, float, float]:
+def measure(drawn: list[list[int]], full: list[float]) -> dict[str, float]:
     widths = [interval_width(s) for s in drawn]
     means = [statistics.fmean(s) for s in drawn]
-    rmse = statistics.fmean((m - f) ** 2 for m, f in zip(means, full)) ** 0.5
-    return statistics.fmean(widths), spearman(means, full), rmse
+    covered = [abs(m - f) <= w / 2 for m, w, f in zip(means, widths, full)]
+    return {
+        "width": statistics.fmean(widths),
+        "spearman": spearman(means, full),
+        "coverage": statistics.fmean(covered),
+        "rmse": statistics.fmean((m - f) ** 2 for m, f in zip(means, full)) ** 0.5,
+        "ratings": sum(map(len, drawn)),
+    }
+
+
+def replay(data: Data, args: argparse.Namespace) -> list[dict]:
+    """Every (budget, arm) over ``args.repeats`` seeds, each seed's arms on shared draws."""
+    full = [statistics.fmean(obs) for _, obs in data]
+    budgets = [int(b) for b in args.budgets.split(",")]
+    arms = ["fixed", *args.rules.split(",")]
+    runs: dict[tuple[int, str], list[dict[str, float]]] = {}
+    for seed in range(args.repeats):
+        draws = draw_sequences(data, max(args.maximum, *budgets), random.Random(seed))
+        for per_sample in budgets:
+            base = measure(fixed(draws, per_sample), full)
+            runs.setdefault((per_sample, "fixed"), []).append(base | {"delta": 0.0})
+            for rule in arms[1:]:
+                drawn, _ = adaptive(data, draws, per_sample * len(data), args, rule)
+                got = measure(drawn, full)
+                got["delta"] = got["spearman"] - base["spearman"]
+                runs.setdefault((per_sample, rule), []).append(got)
+    return [summary(b, arm, runs[(b, arm)]) for b in budgets for arm in arms]
+
+
+def summary(per_sample: int, arm: str, runs: list[dict[str, float]]) -> dict:
+    row: dict = {"budget_per_sample": per_sample, "allocation": arm}
+    for key in ("ratings", "width", "spearman", "delta", "coverage", "rmse"):
+        values = [r[key] for r in runs]
+        row[key] = statistics.fmean(values)
+        row[f"{key}_sd"] = statistics.stdev(values) if len(values) > 1 else 0.0
+    return row
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--budgets", default="4,5,6")
+    parser.add_argument("--rules", default="widest,variance")
     parser.add_argument("--minimum", type=int, default=3)
     parser.add_argument("--maximum", type=int, default=9)
     parser.add_argument("--target", type=float, default=0.0)
@@ -122,51 +178,27 @@ def main() -> None:
     data = load()
     if args.smoke:
         data, args.repeats, args.budgets = data[:300], 2, "4"
-    full = [statistics.fmean(obs) for _, obs in data]
     started = time.perf_counter()
-    rows = []
-    for per_sample in (int(b) for b in args.budgets.split(",")):
-        budget = per_sample * len(data)
-        for name in ("fixed", "adaptive"):
-            widths, rhos, sizes, errors = [], [], [], []
-            for seed in range(args.repeats):
-                rng = random.Random(seed)
-                if name == "fixed":
-                    drawn = fixed(data, per_sample, rng)
-                else:
-                    drawn, _ = adaptive(data, budget, args, rng)
-                w, r, e = measure(drawn, full)
-                widths.append(w)
-                errors.append(e)
-                rhos.append(r)
-                sizes.append(sum(map(len, drawn)))
-            rows.append(
-                {
-                    "budget_per_sample": per_sample,
-                    "allocation": name,
-                    "ratings_used": statistics.fmean(sizes),
-                    "mean_width": statistics.fmean(widths),
-                    "mean_width_sd": statistics.stdev(widths) if len(widths) > 1 else 0.0,
-                    "spearman": statistics.fmean(rhos),
-                    "spearman_sd": statistics.stdev(rhos) if len(rhos) > 1 else 0.0,
-                    "rmse": statistics.fmean(errors),
-                }
-            )
+    rows = replay(data, args)
     print(
-        f"{len(data)} samples, {args.repeats} replays, min {args.minimum}, max "
+        f"{len(data)} samples, {args.repeats} replays on shared draws, min {args.minimum}, max "
         f"{args.maximum}, target width {args.target}, SD floor {args.sd_floor}, "
         f"{args.batch} setups per batch"
     )
     print(
-        "| budget (ratings/sample) | allocation | ratings used | mean 95% CI width | "
-        "Spearman with full 5-rating means | RMSE to full means |"
+        "| budget (ratings/sample) | allocation | ratings used | mean 95% CI width "
+        "| Spearman with full means "
+        "| Spearman minus fixed (paired) | coverage of the full mean | RMSE to full means |"
     )
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
-    for row in rows:
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
         print(
-            f"| {row['budget_per_sample']} | {row['allocation']} | {row['ratings_used']:.0f} | "
-            f"{row['mean_width']:.3f} ± {row['mean_width_sd']:.3f} | "
-            f"{row['spearman']:.4f} ± {row['spearman_sd']:.4f} | {row['rmse']:.3f} |"
+            f"| {r['budget_per_sample']} | {r['allocation']} | {r['ratings']:.0f} | "
+            f"{r['width']:.3f} ± {r['width_sd']:.3f} | "
+            f"{r['spearman']:.4f} ± {r['spearman_sd']:.4f} | "
+            f"{r['delta']:+.4f} ± {r['delta_sd']:.4f} | "
+            f"{100 * r['coverage']:.1f} % ± {100 * r['coverage_sd']:.1f} | "
+            f"{r['rmse']:.3f} ± {r['rmse_sd']:.3f} |"
         )
     print(f"({time.perf_counter() - started:.1f} s)")
     if args.json:

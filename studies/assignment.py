@@ -367,6 +367,7 @@ def slots_grow(study: Study) -> int:
                 batch_groups=study.samples_per_participant,
                 free_groups=frozenset(free.values_list("setup_id", flat=True)),
                 sd_floor=adaptive.SD_FLOOR,
+                rule=study.adaptive_rule,
             )
         )
         if not picks:

@@ -10,6 +10,7 @@ from django.forms import inlineformset_factory
 from annotations.models import Sample, Split, TaskKind, score_range
 
 from . import defaults
+from .adaptive import TRADEOFF
 from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, Study
 
 SCORES = [(n, str(n)) for n in range(1, 6)]
@@ -52,6 +53,7 @@ class StudyForm(forms.ModelForm):
             "task_kind",
             "ratings_per_sample",
             "adaptive",
+            "adaptive_rule",
             "max_ratings_per_sample",
             "target_width",
             "rating_budget",
@@ -78,6 +80,7 @@ class StudyForm(forms.ModelForm):
             "task_kind": "Task",
             "ratings_per_sample": "Ratings per sample",
             "adaptive": "Adaptive allocation",
+            "adaptive_rule": "Which samples grow first",
             "max_ratings_per_sample": "Most ratings per sample",
             "target_width": "Target interval width",
             "rating_budget": "Rating budget",
@@ -94,6 +97,7 @@ class StudyForm(forms.ModelForm):
             "contact": "Researcher contact",
         }
         help_texts = {
+            "adaptive_rule": TRADEOFF,
             "slug": "Letters, digits and hyphens; the participant link is /s/<short name>/. "
             "Filled in from the title; you can change it.",
             "time_limit_minutes": "Counted from consent; the paper allowed 60 minutes. At most "

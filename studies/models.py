@@ -42,6 +42,12 @@ class Study(models.Model):
         SENTENCES = "sentences", "Ambiguous-sentence writing"
         ENDINGS = "endings", "Ending writing"
 
+    class AdaptiveRule(models.TextChoices):
+        """Which samples adaptive allocation grows first (``studies.adaptive.grow``)."""
+
+        WIDEST = "widest", "Widest interval first"
+        VARIANCE = "variance", "Variance-optimal (ratings in proportion to the shrunk SD)"
+
     slug = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -67,6 +73,12 @@ class Study(models.Model):
         default=False,
         help_text="Start every sample at 'ratings per sample', then give more ratings to the "
         "samples whose mean is least precise (the study page states the rule).",
+    )
+    adaptive_rule = models.CharField(
+        max_length=10,
+        choices=AdaptiveRule.choices,
+        default=AdaptiveRule.WIDEST,
+        help_text="Adaptive allocation: which samples get more ratings first.",
     )
     max_ratings_per_sample = models.PositiveSmallIntegerField(
         default=9, help_text="Adaptive allocation: no sample gets more ratings than this."
@@ -139,7 +151,11 @@ class Study(models.Model):
             models.CheckConstraint(
                 condition=Q(time_limit_minutes__lte=TIME_LIMIT_MAX_MINUTES),
                 name="study_time_limit_at_most_a_week",
-            )
+            ),
+            models.CheckConstraint(
+                condition=Q(adaptive_rule__in=["widest", "variance"]),
+                name="study_adaptive_rule_known",
+            ),
         ]
 
     def __str__(self) -> str:

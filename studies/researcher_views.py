@@ -18,7 +18,7 @@ from annotations.models import Sample
 from annotations.scope import refuse_unknown
 
 from . import monitoring, participant_views, selectors, services
-from .adaptive import RULE
+from .adaptive import TRADEOFF, rule_text
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Study
 from .shown_texts import iter_study_ambistory_json
@@ -89,7 +89,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "page": samples.get_page(request.GET.get("page")),
         "problem": _problem(study),
         "outlook": monitoring.study_outlook(study),
-        "adaptive_rule": RULE,
+        "adaptive_rule": rule_text(study.adaptive_rule),
+        "adaptive_tradeoff": TRADEOFF,
     }
     return render(request, "studies/study_detail.html", ctx)
 

@@ -15,7 +15,7 @@ class StudySerializer(serializers.ModelSerializer):
         model = Study
         fields = [
             "id", "slug", "title", "status", "task_kind", "activity", "ratings_per_sample",
-            "adaptive", "max_ratings_per_sample", "target_width", "rating_budget",
+            "adaptive", "adaptive_rule", "max_ratings_per_sample", "target_width", "rating_budget",
             "samples_per_participant",
             "attention_checks_per_batch", "questions_per_participant", "time_limit_minutes",
             "guidelines", "contact",

@@ -54,10 +54,11 @@ def test_score_smoke_gives_identical_results(tmp_path):
     assert re.search(r"speed-up: [\d.]+x on 2,000 samples", out)
 
 
-def test_adaptive_sim_smoke_prints_both_allocations(tmp_path):
+def test_adaptive_sim_smoke_prints_every_allocation(tmp_path):
     out = run_smoke("adaptive_sim.py", tmp_path)
     assert re.search(r"^\| 4 \| fixed \| 1200 \|", out, re.M)
-    assert re.search(r"^\| 4 \| adaptive \| \d+ \|", out, re.M)
+    for rule in ("widest", "variance"):
+        assert re.search(rf"^\| 4 \| {rule} \| \d+ \| .* \| [\d.]+ % ± [\d.]+ \|", out, re.M)
 
 
 def test_export_memory_smoke_exports_every_rating_both_ways(tmp_path):

@@ -70,10 +70,11 @@ def _rate(participant, disagreed: set[int]) -> None:
 
 
 @pytest.mark.django_db
-def test_a_study_grows_the_disagreed_samples_until_the_budget_and_then_is_full():
+@pytest.mark.parametrize("rule", ["widest", "variance"])
+def test_a_study_grows_the_disagreed_samples_until_the_budget_and_then_is_full(rule):
     study = open_study(
         2, per_participant=2, ratings=2, checks=0, adaptive=True, max_ratings_per_sample=3,
-        target_width=0.5, rating_budget=26,
+        target_width=0.5, rating_budget=26, adaptive_rule=rule,
     )  # fmt: skip
     samples = list(study.samples.order_by("position").values_list("id", flat=True))
     assert Slot.objects.filter(study=study).count() == 24

@@ -4,6 +4,7 @@ with what they imply (the growth rule's numbers) on the page and the study form.
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -158,6 +159,19 @@ def test_the_study_page_says_what_the_adaptive_settings_imply(researcher_client)
     assert len(sds) == 24 and found.expected_per_sample == pytest.approx(sum(needs) / 24)
     assert f"about {sum(needs) / 24:.1f} ratings per sample" in box
     assert 'id="rating-budget">150<' in page
+
+
+@pytest.mark.parametrize("rule", ["widest", "variance"])
+def test_the_study_page_says_what_the_rule_buys_and_costs(researcher_client, rule):
+    study = _adaptive_study(adaptive_rule=rule)
+    page = _page(researcher_client, study)
+    said = re.search(r'<p id="adaptive-tradeoff">(.*?)</p>', page, re.S).group(1)
+    assert html.escape(study.get_adaptive_rule_display()) in said
+    assert "1.40 against 1.68" in said and "83.6% against 88.6%" in said and "86.4%" in said
+    rule_words = re.search(r'<p class="muted" id="adaptive-rule">(.*?)</p>', page, re.S).group(1)
+    assert ("pooled SD" in rule_words) == (rule == "variance")
+    form = researcher_client.get(reverse("studies:edit", args=[study.pk])).content.decode()
+    assert 'name="adaptive_rule"' in form and "neither rule ranks" in form
 
 
 def test_the_study_form_shows_the_outlook_and_its_json_follows_the_fields(researcher_client):
