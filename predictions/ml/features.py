@@ -32,6 +32,7 @@ from .texts import (
     partners,
     sense_text,
     setup_key,
+    story_groups,
     story_key,
     story_text,
 )
@@ -76,11 +77,11 @@ def partner_index(samples: Sequence[SampleFields]) -> list[int | None]:
 
 def setup_sense_groups(samples: Sequence[SampleFields]) -> list[list[int]]:
     """For each sample, the indices of all samples of its setup judged on the same sense."""
-    groups: dict[tuple, list[int]] = {}
-    keys = [setup_key(s) + (field(s, "judged_meaning"),) for s in samples]
-    for i, key in enumerate(keys):
-        groups.setdefault(key, []).append(i)
-    return [groups[k] for k in keys]
+    of: list[list[int]] = [[] for _ in samples]
+    for group in story_groups([setup_key(s) + (field(s, "judged_meaning"),) for s in samples]):
+        for i in group:
+            of[i] = group
+    return of
 
 
 def setup_views(samples: Sequence[SampleFields]) -> tuple[list[int | None], list[int | None]]:

@@ -24,3 +24,26 @@ def test_every_sample_of_a_setup_has_its_stories_other_sense():
         assert story_key(samples[j]) == story_key(samples[i])
         assert samples[j]["judged_meaning"] != samples[i]["judged_meaning"]
         assert found[j] == i
+
+
+def test_setup_sense_groups_names_for_each_sample_all_samples_of_its_setup_and_sense():
+    from predictions.ml.features import setup_sense_groups
+
+    def sample(sentence: str, ending: str, meaning: str) -> dict:
+        return {
+            "homonym": "bank",
+            "precontext": "P.",
+            "sentence": sentence,
+            "ending": ending,
+            "judged_meaning": meaning,
+            "example_sentence": "",
+        }
+
+    samples = [
+        sample("S.", "", "river"),
+        sample("S.", "E1.", "river"),
+        sample("S.", "E1.", "money"),
+        sample("T.", "", "river"),
+        sample("S.", "E2.", "river"),
+    ]
+    assert setup_sense_groups(samples) == [[0, 1, 4], [0, 1, 4], [2], [3], [0, 1, 4]]
