@@ -16,16 +16,11 @@ On a bigger machine start from WEB_CONCURRENCY = cores + 1 and measure (`make be
 from __future__ import annotations
 
 import os
+from functools import partial
 
+from ambisite.env import env_int
 
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name, "")
-    if raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise SystemExit(f"{name}={raw!r} is not an integer") from None
+_int = partial(env_int, error=SystemExit)  # a bad number stops gunicorn at start-up
 
 
 wsgi_app = "ambisite.wsgi:application"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import load_dotenv
 
+from ambisite.env import env_int as read_env_int
 from ambisite.llm_endpoints import parse_endpoints
 from ambisite.published import KEY_HINT, is_placeholder_key
 
@@ -52,14 +54,7 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
 
 
-def env_int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+env_int = partial(read_env_int, error=ImproperlyConfigured)
 
 
 def env_float(name: str, default: float) -> float:
