@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import IO
 
 from django.conf import settings
 from django.db import transaction
@@ -43,6 +44,17 @@ def upload_lines(upload) -> Iterable[bytes]:
         raise TooLarge(settings.UPLOAD_MAX_BYTES)
     upload.seek(0)
     return iter(upload)
+
+
+def run_upload(
+    *, split: Split, name: str, file: IO[bytes], created_by=None, capped: bool = True
+) -> ModelRun:
+    """A predictions file as a new, scored run: the one path of the API's upload, the
+    upload page and the ``import_predictions`` command. An upload (``capped``) over
+    ``UPLOAD_MAX_BYTES`` is refused unread (:class:`TooLarge`); a bad file stores nothing
+    (:class:`ScoringError` naming the line and the id)."""
+    lines = upload_lines(file) if capped else file
+    return predictions_import(split=split, name=name, lines=lines, created_by=created_by)
 
 
 @transaction.atomic
@@ -90,6 +102,7 @@ __all__ = [
     "ScoringError",
     "TooLarge",
     "predictions_import",
+    "run_upload",
     "request_too_large",
     "upload_refused",
     "upload_lines",

@@ -16,9 +16,8 @@ from .evaluation import ScoringError
 from .importers import (
     IMPORT_BACKEND,
     TooLarge,
-    predictions_import,
     request_too_large,
-    upload_lines,
+    run_upload,
     upload_refused,
 )
 from .models import ModelRun
@@ -50,11 +49,8 @@ def predictions_upload(request):
     if request.method == "POST" and not too_large and form.is_valid():
         data = form.cleaned_data
         try:
-            run = predictions_import(
-                split=data["split"],
-                name=data["name"],
-                lines=upload_lines(data["file"]),
-                created_by=request.user,
+            run = run_upload(
+                split=data["split"], name=data["name"], file=data["file"], created_by=request.user
             )
         except TooLarge as error:
             too_large = True

@@ -17,9 +17,8 @@ from predictions.errors import RunStateError
 from predictions.evaluation import ScoringError
 from predictions.importers import (
     TooLarge,
-    predictions_import,
     request_too_large,
-    upload_lines,
+    run_upload,
     upload_refused,
 )
 from predictions.models import ModelRun, Prediction
@@ -92,11 +91,8 @@ class ModelRunViewSet(mixins.CreateModelMixin, ReadOnlyViewSet):
         parsed.is_valid(raise_exception=True)
         data = parsed.validated_data
         try:
-            run = predictions_import(
-                split=data["split"],
-                name=data["name"],
-                lines=upload_lines(data["file"]),
-                created_by=request.user,
+            run = run_upload(
+                split=data["split"], name=data["name"], file=data["file"], created_by=request.user
             )
         except TooLarge as error:
             return self._too_large(str(error))

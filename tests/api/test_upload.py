@@ -62,3 +62,22 @@ def test_it_gives_non_researchers_nothing(non_researchers, small_split):
     for _, client, status in non_researchers:
         assert_refused(upload(client, small_split, "x.jsonl", content), status)
     assert not ModelRun.objects.exists()
+
+
+def test_one_upload_service_caps_uploads_and_reads_an_open_file_uncapped(
+    small_split, settings, tmp_path
+):
+    """predictions.importers.run_upload, the path of the API, the page and the command."""
+    from predictions.importers import TooLarge, run_upload
+
+    ids = small_split.samples.values_list("dataset_id", flat=True)
+    content = "\n".join(json.dumps({"id": k, "prediction": 3}) for k in ids).encode()
+    settings.UPLOAD_MAX_BYTES = len(content) - 1
+    with pytest.raises(TooLarge):
+        run_upload(split=small_split, name="big", file=SimpleUploadedFile("p.jsonl", content))
+    assert not ModelRun.objects.exists()
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(content)
+    with path.open("rb") as handle:  # the command's file: not an upload, not capped
+        run = run_upload(split=small_split, name="cli", file=handle, capped=False)
+    assert (run.name, run.done, Prediction.objects.filter(run=run).count()) == ("cli", 12, 12)

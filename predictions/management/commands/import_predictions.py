@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
-from predictions.importers import ScoringError, predictions_import
+from predictions.importers import ScoringError, run_upload
 
 
 class Command(BaseCommand):
@@ -17,8 +17,8 @@ class Command(BaseCommand):
         try:
             split = Split.objects.get(dataset__name=opts["dataset"], name=opts["split"])
             with open(opts["file"], "rb") as handle:
-                run = predictions_import(
-                    split=split, name=opts["name"] or opts["file"], lines=handle
+                run = run_upload(
+                    split=split, name=opts["name"] or opts["file"], file=handle, capped=False
                 )
         except Split.DoesNotExist as exc:
             raise CommandError(f"no split {opts['dataset']}/{opts['split']}") from exc
