@@ -40,8 +40,14 @@ class Activity:
     # studies reserves a batch of samples and attention checks at arrival; otherwise the
     # activity's app hands out its own items
     reserves_batch: bool = False
-    # template of the welcome page's first paragraph; "": the task kind's
+    # templates the studies pages include for this activity ("": the rating's own parts):
+    # the welcome page's first paragraph, the qualification test's introduction, the study
+    # page's action buttons (exports, preview) and its note for researchers
     intro_template: str = ""
+    qualification_template: str = ""
+    actions_template: str = ""
+    note_template: str = ""
+    answered_word: str = "rated"  # the participants table's column of answers
 
     def page_url(self, slug: str) -> str:
         return reverse(self.page, args=[slug])

@@ -166,12 +166,6 @@ class Study(models.Model):
         """The registered activity of this study (its pages, answers and item nouns)."""
         return activities.get(self.activity)
 
-    @property
-    def is_writing(self) -> bool:
-        """Participants answer on their activity's own pages (the ``writing`` app's) instead
-        of rating a batch reserved here (kept for the templates)."""
-        return not self.activity_def.reserves_batch
-
     def budget(self, n_samples: int) -> int:
         """How many ratings adaptive allocation may allot in all (never-void places)."""
         cap = n_samples * self.max_ratings_per_sample

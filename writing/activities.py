@@ -11,6 +11,10 @@ SENTENCES = Activity(
     page="write:sentences",
     preview="writing:preview",
     intro_template="writing/_intro_sentences.html",
+    qualification_template="writing/_qualification_intro.html",
+    actions_template="writing/_study_actions.html",
+    note_template="writing/_study_note.html",
+    answered_word="written",
 )
 ENDINGS = Activity(
     name="endings",
@@ -20,4 +24,8 @@ ENDINGS = Activity(
     page="write:endings",
     preview="writing:preview",
     intro_template="writing/_intro_endings.html",
+    qualification_template="writing/_qualification_intro.html",
+    actions_template="writing/_study_actions.html",
+    note_template="writing/_study_note.html",
+    answered_word="written",
 )
