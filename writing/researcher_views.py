@@ -8,6 +8,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -198,27 +199,30 @@ def _chosen(request: HttpRequest) -> list[int]:
 setups = researcher_required(require_GET(_setups_page))  # the page with empty forms
 
 
-@require_POST
-@researcher_required
-def ending_study_create(request: HttpRequest) -> HttpResponse:
-    form = WritingStudyForm(request.POST, prefix="e")
-    if form.is_valid():
-        written = list(selectors.written_setups().filter(pk__in=_chosen(request)))
-        study = _create_study(request, form, Study.Activity.ENDINGS, setups=written)
+def _setups_action(
+    form_class: type[forms.Form],
+    prefix: str,
+    slot: str,
+    create: Callable[[HttpRequest, Any, list[int]], Study | None],
+) -> Callable[[HttpRequest], HttpResponse]:
+    """The POST view of one study form of the setups page: the study's page when it is
+    created, else the setups page with this form's errors."""
+
+    @require_POST
+    @researcher_required
+    def view(request: HttpRequest) -> HttpResponse:
+        form = form_class(request.POST, prefix=prefix)
+        study = create(request, form, _chosen(request)) if form.is_valid() else None
         if study:
             return redirect("studies:detail", study.pk)
-    return _setups_page(request, ending_form=form)
+        return _setups_page(request, **{slot: form})
+
+    return view
 
 
-@require_POST
-@researcher_required
-def rating_study_create(request: HttpRequest) -> HttpResponse:
-    form = RatingStudyForm(request.POST, prefix="r")
-    if form.is_valid():
-        study = _rating_study(request, form, _chosen(request))
-        if study:
-            return redirect("studies:detail", study.pk)
-    return _setups_page(request, rating_form=form)
+def _ending_study(request: HttpRequest, form, chosen: list[int]) -> Study | None:
+    written = list(selectors.written_setups().filter(pk__in=chosen))
+    return _create_study(request, form, Study.Activity.ENDINGS, setups=written)
 
 
 def _rating_study(request, form, chosen: list[int]) -> Study | None:
@@ -233,6 +237,10 @@ def _rating_study(request, form, chosen: list[int]) -> Study | None:
         written=list(review.ready_setups().filter(pk__in=chosen)),
         **data,
     )
+
+
+ending_study_create = _setups_action(WritingStudyForm, "e", "ending_form", _ending_study)
+rating_study_create = _setups_action(RatingStudyForm, "r", "rating_form", _rating_study)
 
 
 @researcher_required
