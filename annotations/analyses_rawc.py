@@ -271,3 +271,41 @@ def dominance_summary(rows: Sequence[PairRow]) -> list[DominanceSummary]:
             )
         )
     return out
+
+
+# Section 5.2: judgments (not pair means) by same sense, and medians by group.
+PAPER_JUDGMENTS = {
+    "same sense": {"median": 4.0, "mean": 3.46, "sd": 1.02},
+    "different sense": {"median": 1.0, "mean": 1.31, "sd": 1.45},
+    group_label(True, HOMONYMY): {"median": 4.0},
+    group_label(True, POLYSEMY): {"median": 4.0},
+    group_label(False, HOMONYMY): {"median": 0.0},
+    group_label(False, POLYSEMY): {"median": 2.0},
+}
+
+
+@dataclass(frozen=True)
+class JudgmentFigure:
+    group: str
+    n: int
+    median: float
+    mean: float
+    sd: float
+    paper: dict[str, float]
+
+
+def judgment_summary(judgments: Sequence[tuple[bool, str, float]]) -> list[JudgmentFigure]:
+    """Section 5.2's medians, means and SDs of single judgments; ``judgments`` holds
+    (same sense, ambiguity type, score) per judgment."""
+    groups: dict[str, list[float]] = {}
+    for same, ambiguity, score in judgments:
+        groups.setdefault("same sense" if same else "different sense", []).append(score)
+        groups.setdefault(group_label(same, ambiguity), []).append(score)
+    out = []
+    for name, paper in PAPER_JUDGMENTS.items():
+        v = np.asarray(groups.get(name, []), dtype=float)
+        if len(v):
+            sd = float(v.std(ddof=1)) if len(v) > 1 else 0.0
+            median = float(np.median(v))
+            out.append(JudgmentFigure(name, len(v), median, float(v.mean()), sd, paper))
+    return out

@@ -216,6 +216,7 @@ RULES: dict[str, dict[str, Callable]] = {
             "dashboards:endings",
             "dashboards:annotators",
             "dashboards:kinds",
+            "dashboards:papers",
             "dashboards:chart",
             "prompts:list",
             "prompts:detail",

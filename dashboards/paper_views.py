@@ -1,0 +1,21 @@
+"""The "Paper analyses" page (issue 31): the seed papers' analyses beside the site's."""
+
+from __future__ import annotations
+
+from django.shortcuts import render
+
+from ambisite.access import researcher_required
+
+from . import kinds, paper_analyses
+from .forms import sample_filter
+
+
+@researcher_required
+def paper_analyses_page(request):
+    form = sample_filter(request.GET)
+    context = {
+        "rawc": paper_analyses.paper_analyses(form.rating_scope),
+        "scope_text": kinds.scope_text(form.rating_scope),
+        "tab": "papers",
+    }
+    return render(request, "dashboards/paper_analyses.html", context)

@@ -1,0 +1,67 @@
+"""The "Paper analyses" page: RAW-C's R^2 comparison and footnote 6's classifiers recomputed
+from the imported data and the ratings in scope, next to the paper's figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from annotations.analyses_rawc import PAPER_R2, R2_TOLERANCE
+from annotations.models import Rating
+from annotations.rawc import RawcData, load_rawc, rawc_import
+
+pytestmark = pytest.mark.django_db
+RAWC = Path(__file__).resolve().parents[2] / "data" / "rawc"
+
+
+@pytest.fixture(scope="module")
+def rawc_data():
+    return load_rawc(RAWC)
+
+
+def test_the_full_rawc_import_reproduces_the_papers_r2_and_classifiers(
+    researcher_client, rawc_data
+):
+    rawc_import(data=rawc_data)
+    page = researcher_client.get(reverse("dashboards:papers"))
+    assert page.status_code == 200
+    (analyses,) = page.context["rawc"]
+    assert (analyses.n_pairs, analyses.n_judgments, analyses.problem) == (672, 8624, "")
+    for fit in analyses.regressions:
+        assert abs(fit.r2 - PAPER_R2[fit.key]) <= R2_TOLERANCE, fit
+    accuracy = {c.key: c.accuracy for c in analyses.classifiers}
+    assert abs(accuracy["same_sense"] - 0.8676) < 0.0005
+    assert abs(accuracy["ambiguity_type"] - 0.79) < 0.005
+    html = page.content.decode()
+    for shown in ("0.366", "0.660", "0.711", "0.8676", "0.7902", "143.72"):
+        assert shown in html, shown
+    assert 'href="/dashboards/papers/"' in html
+
+
+def test_a_subset_of_ratings_gives_its_own_figures(researcher_client, rawc_data):
+    keep = {p.key for p in rawc_data.pairs[:120]}
+    judgments = [j for j in rawc_data.judgments if j.key in keep]
+    rawc_import(data=RawcData(rawc_data.pairs[:120], judgments))
+    (analyses,) = researcher_client.get(reverse("dashboards:papers")).context["rawc"]
+    assert analyses.n_pairs == 120 and analyses.n_judgments == len(judgments)
+    assert analyses.regressions[0].n == 120
+    assert abs(analyses.regressions[0].r2 - PAPER_R2["distances"]) > 1e-3
+
+
+def test_too_few_rated_pairs_say_so_instead_of_failing(researcher_client, rawc_data):
+    keep = {p.key for p in rawc_data.pairs[:3]}
+    rawc_import(
+        data=RawcData(rawc_data.pairs[:3], [j for j in rawc_data.judgments if j.key in keep])
+    )
+    page = researcher_client.get(reverse("dashboards:papers"))
+    assert page.status_code == 200
+    (analyses,) = page.context["rawc"]
+    assert "at least 8" in analyses.problem and analyses.regressions == []
+    assert Rating.objects.count() > 0
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client):
+    response = client.get(reverse("dashboards:papers"))
+    assert response.status_code == 302
