@@ -158,40 +158,28 @@ def _story_pairs(data: Sequence[SampleFields]) -> list[tuple[int, int]]:
     ]
 
 
-def train(
-    samples: Sequence[SampleFields],
-    out_dir: str | Path,
-    *,
-    epochs: int = 2,
-    seed: int = 13,
-    batch_size: int = 8,
-    lr: float = 2e-5,
-    layer: int = -1,
-    max_seq_length: int = MAX_SEQ_LENGTH,
-    contrasts: str = "sense",
-    log: Callable[[str], None] = print,
-    on_step: Callable[[int, int], None] | None = None,
-) -> BiEncoderModel:
-    """Fine-tune MiniLM on the two-sense stories of labelled ``samples``; save to ``out_dir``.
-
-    ``batch_size`` counts pairs (a story with its two senses, or with ``contrasts=
-    "sense+story"`` also a sense with two stories of its setup). AdamW with 10% warm-up and
-    linear decay. Returns the trained model.
-    """
-    import torch
-
-    if contrasts not in CONTRASTS:
-        raise ValueError(f"contrasts: {contrasts!r} is not one of {', '.join(CONTRASTS)}")
-    seed_all(seed)
-    bi = BiEncoderModel.base(layer=layer, max_seq_length=max_seq_length)
-    data = list(samples)
+def _training_pairs(
+    data: Sequence[SampleFields], contrasts: str
+) -> tuple[list[tuple[int, int]], int]:
+    """The pairs to train on (two senses of a story first, then with ``"sense+story"`` two
+    stories of a setup on one sense) and how many of them are two-sense pairs."""
     pairs = _pairs(data)
     if not pairs:
         raise ValueError("no story is judged on two senses: nothing to train on")
     n_sense = len(pairs)
     if contrasts == "sense+story":
         pairs += _story_pairs(data)
-    by_story = set(pairs[:n_sense])
+    return pairs, n_sense
+
+
+def _pair_loss(
+    bi: BiEncoderModel, data: Sequence[SampleFields], by_story: set[tuple[int, int]]
+) -> Callable[[list[tuple[int, int]]], tuple[Any, int]]:
+    """The loss of a batch of pairs: BCE of the scaled cosine difference against
+    ``(avg_a - avg_b + 4) / 8``, for two senses of one story (``by_story``) or one sense of
+    two stories."""
+    import torch
+
     loss_fn = torch.nn.BCEWithLogitsLoss()
 
     def logits(chunk: list[tuple[int, int]], same_story: bool) -> Any:
@@ -216,6 +204,36 @@ def train(
         )
         return loss_fn(logit, target), len(chunk)
 
+    return batch_loss
+
+
+def train(
+    samples: Sequence[SampleFields],
+    out_dir: str | Path,
+    *,
+    epochs: int = 2,
+    seed: int = 13,
+    batch_size: int = 8,
+    lr: float = 2e-5,
+    layer: int = -1,
+    max_seq_length: int = MAX_SEQ_LENGTH,
+    contrasts: str = "sense",
+    log: Callable[[str], None] = print,
+    on_step: Callable[[int, int], None] | None = None,
+) -> BiEncoderModel:
+    """Fine-tune MiniLM on the two-sense stories of labelled ``samples``; save to ``out_dir``.
+
+    ``batch_size`` counts pairs (a story with its two senses, or with ``contrasts=
+    "sense+story"`` also a sense with two stories of its setup). AdamW with 10% warm-up and
+    linear decay. Returns the trained model.
+    """
+    if contrasts not in CONTRASTS:
+        raise ValueError(f"contrasts: {contrasts!r} is not one of {', '.join(CONTRASTS)}")
+    seed_all(seed)
+    bi = BiEncoderModel.base(layer=layer, max_seq_length=max_seq_length)
+    data = list(samples)
+    pairs, n_sense = _training_pairs(data, contrasts)
+    batch_loss = _pair_loss(bi, data, by_story=set(pairs[:n_sense]))
     history = train_epochs(
         bi.model,
         pairs,

@@ -121,6 +121,29 @@ class CrossEncoderModel:
         save_directory(self.model, self.tokenizer, directory, meta)
 
 
+def _unit_loss(
+    ce: CrossEncoderModel, data: Sequence[SampleFields]
+) -> Callable[[list[list[int]]], tuple[Any, int]]:
+    """The loss of a batch of units (a sample, or a story's two senses): BCE of each logit
+    against the scaled mean rating, plus for two senses a BCE on their logit difference."""
+    import torch
+
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    def batch_loss(picked: list[list[int]]) -> tuple[Any, int]:
+        chunk = [data[i] for unit in picked for i in unit]
+        target = torch.tensor([_target(s) for s in chunk], dtype=torch.float32)
+        logits = ce.logits(chunk)
+        loss = loss_fn(logits, target)
+        pairs = _pair_index(picked)
+        if pairs:
+            a, b = (torch.tensor(x) for x in zip(*pairs))
+            loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
+        return loss, len(chunk)
+
+    return batch_loss
+
+
 def train(
     samples: Sequence[SampleFields],
     out_dir: str | Path,
@@ -147,26 +170,12 @@ def train(
     The log (``train_log.json``) holds per-epoch mean loss and seconds. Returns the
     trained model, ready for :meth:`CrossEncoderModel.predict`.
     """
-    import torch
-
     seed_all(seed)
     ce = CrossEncoderModel.base(max_seq_length)
     _freeze(ce.model, freeze_layers)
     data = list(samples)
     units = story_units(data) if objective == "pairwise" else [[i] for i in range(len(data))]
-    loss_fn = torch.nn.BCEWithLogitsLoss()
-
-    def batch_loss(picked: list[list[int]]) -> tuple[Any, int]:
-        chunk = [data[i] for unit in picked for i in unit]
-        target = torch.tensor([_target(s) for s in chunk], dtype=torch.float32)
-        logits = ce.logits(chunk)
-        loss = loss_fn(logits, target)
-        pairs = _pair_index(picked)
-        if pairs:
-            a, b = (torch.tensor(x) for x in zip(*pairs))
-            loss = loss + loss_fn(logits[a] - logits[b], (target[a] - target[b] + 1) / 2)
-        return loss, len(chunk)
-
+    batch_loss = _unit_loss(ce, data)
     history = train_epochs(
         ce.model,
         units,
