@@ -273,7 +273,7 @@ ARTIFACT_ROOT = Path(os.environ.get("ARTIFACT_ROOT", VAR_DIR / "artifacts"))
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 5 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
 FILE_UPLOAD_HANDLERS = [
-    "predictions.upload_handlers.UploadCapHandler",  # stops reading at UPLOAD_MAX_BYTES
+    "predictions.web.upload_handlers.UploadCapHandler",  # stops reading at UPLOAD_MAX_BYTES
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]

@@ -7,7 +7,7 @@ so it may import them; nothing below it may.
 from django.urls import path
 
 from ambisite.token_views import api_token
-from predictions.upload_views import predictions_upload
+from predictions.web.upload_views import predictions_upload
 
 app_name = "api-site"
 urlpatterns = [

@@ -27,7 +27,7 @@ urlpatterns = [
     path("writing/", include("writing.urls")),
     path("dashboards/", include("dashboards.urls")),
     path("wug/", include("wug.urls")),
-    path("prompts/", include("predictions.prompt_urls")),
+    path("prompts/", include("predictions.web.prompt_urls")),
     path("runs/", include("predictions.urls")),
     path("", include("annotations.urls")),
 ]

@@ -96,7 +96,7 @@ def load_ambistory(limit: int | None = None) -> None:
 
     from annotations.importers import ambistory_import, parse_ambistory
     from annotations.models import Split
-    from predictions.importers import predictions_import
+    from predictions.io.importers import predictions_import
 
     for split in ("train", "dev"):
         with open(ROOT / "data" / "ambistory" / f"{split}.json", encoding="utf-8") as handle:

@@ -17,7 +17,9 @@ class PredictionsConfig(AppConfig):
 
 def recover_lost_runs(sender=None, **kwargs) -> None:
     """On worker start: re-queue runs left running by this node or by a silent worker."""
-    from .services import runs_recover  # models are loaded only once the app registry is ready
+    from predictions.runs.services import (
+        runs_recover,  # models are loaded only once the app registry is ready
+    )
 
     hostname = getattr(sender, "hostname", None)
     if not hostname:

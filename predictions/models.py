@@ -110,7 +110,7 @@ class TrainedModel(models.Model):
 
     ``path`` is relative to ``settings.ARTIFACT_ROOT``; ``log`` holds the training log as it
     grows. A succeeded row can be named in a run's params (``{"model": <id>}``); no run may
-    score a split it was trained on (:func:`predictions.rows.trained_split_names`).
+    score a split it was trained on (:func:`predictions.runs.rows.trained_split_names`).
     """
 
     class Kind(models.TextChoices):

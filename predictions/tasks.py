@@ -1,27 +1,9 @@
-"""Celery tasks: take ids, load, call the worker loop or a training job. Services enqueue them
-with on_commit; this is the only module (besides the in-process management commands) that
-imports the loop (:mod:`predictions.worker`) and training (:mod:`predictions.training`).
-
-Messages are acknowledged on receipt; a worker killed mid-run leaves the run ``running``,
-and the next worker to start with the same node name (or any worker, once the run's
-heartbeat is stale) re-queues it: :class:`predictions.apps.PredictionsConfig` connects
-``worker_ready`` to :func:`predictions.services.runs_recover`.
-"""
+"""Where Celery finds the predictions tasks (``autodiscover_tasks`` imports ``<app>.tasks``):
+they live in :mod:`predictions.runs.tasks`; their names (``predictions.run_model``,
+``predictions.train_model``) are strings in the broker and never change."""
 
 from __future__ import annotations
 
-from celery import current_task, shared_task
+from .runs.tasks import run_model, train_model
 
-from .training import trained_model_train
-from .worker import run_execute
-
-
-@shared_task(name="predictions.run_model", ignore_result=True)
-def run_model(run_id: int) -> None:
-    worker = getattr(current_task.request, "hostname", None) or "celery"
-    run_execute(run_id, worker=worker)
-
-
-@shared_task(name="predictions.train_model", ignore_result=True)
-def train_model(model_id: int) -> None:
-    trained_model_train(model_id=model_id)
+__all__ = ["run_model", "train_model"]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from predictions.web import views
 
 app_name = "runs"
 urlpatterns = [

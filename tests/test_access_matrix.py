@@ -368,7 +368,7 @@ def world(django_user_model):
     from annotations.importers import ambistory_import, parse_ambistory
     from annotations.models import Dataset, Rating, Sample, Setup, Split
     from dashboards.charts import CHARTS
-    from predictions.importers import predictions_import
+    from predictions.io.importers import predictions_import
     from predictions.models import TrainedModel
     from tests.studies.helpers import open_study, pid, unrated_setups
 

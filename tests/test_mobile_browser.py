@@ -54,7 +54,7 @@ LONG_WORD = "A-comment-without-any-spaces-" + "x" * 160
 
 def runs_world(researcher, split) -> dict:
     """Two scored runs with long names, a failed and a running run, a trained model."""
-    from predictions.importers import predictions_import
+    from predictions.io.importers import predictions_import
     from predictions.models import ModelRun, TrainedModel
 
     runs = []

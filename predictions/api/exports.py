@@ -7,7 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 
 from annotations.api.streaming import StreamingExportView
-from predictions.codabench import iter_codabench_zip, iter_run_predictions
+from predictions.io.codabench import iter_codabench_zip, iter_run_predictions
 from predictions.models import ModelRun
 
 

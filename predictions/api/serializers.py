@@ -46,7 +46,7 @@ class ModelRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_stopping(self, run: ModelRun) -> bool:
-        from ..claims import run_is_stopping
+        from predictions.runs.claims import run_is_stopping
 
         return run_is_stopping(run)
 

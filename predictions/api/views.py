@@ -15,14 +15,14 @@ from annotations.api.parsers import SafeJSONParser
 from predictions.backends import ParamError
 from predictions.errors import RunStateError
 from predictions.evaluation import ScoringError
-from predictions.importers import (
+from predictions.io.importers import (
     TooLarge,
     request_too_large,
     run_upload,
     upload_refused,
 )
 from predictions.models import ModelRun, Prediction
-from predictions.services import run_cancel, run_create, run_retry
+from predictions.runs.services import run_cancel, run_create, run_retry
 
 from . import filters, serializers
 

@@ -44,7 +44,7 @@ class PredictorBackend:
     #: so whole stories too), e.g. for scores read against the setup's other stories.
     needs_whole_setups: bool = False
     #: Parameters that may name a trained model by its id, and the parameter that takes its
-    #: directory instead: the run loop looks the id up (predictions.artifacts), so that a
+    #: directory instead: the run loop looks the id up (predictions.runs.artifacts), so that a
     #: backend only ever receives a path.
     artifact_params: ClassVar[dict[str, str]] = {}
 

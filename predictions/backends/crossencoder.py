@@ -25,7 +25,7 @@ def artifact_dir(path: str) -> Path:
     if path.isdigit():
         raise ValueError(
             f"{path} is a trained model's id: build the backend with "
-            "predictions.artifacts.backend_for, which looks it up"
+            "predictions.runs.artifacts.backend_for, which looks it up"
         )
     candidate = Path(path)
     return candidate if candidate.is_absolute() else Path(settings.ARTIFACT_ROOT) / candidate

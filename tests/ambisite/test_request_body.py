@@ -10,7 +10,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from ambisite.request_body import RequestBodyMiddleware, body_limit
-from predictions.upload_views import predictions_upload
+from predictions.web.upload_views import predictions_upload
 from writing.researcher_views import pool
 
 pytestmark = pytest.mark.django_db

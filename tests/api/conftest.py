@@ -75,7 +75,7 @@ def prediction_lines(split, value: str = "3.5") -> list[str]:
 
 @pytest.fixture
 def uploaded_run(small_split, researcher):
-    from predictions.importers import predictions_import
+    from predictions.io.importers import predictions_import
 
     return predictions_import(
         split=small_split,

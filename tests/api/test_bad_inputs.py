@@ -371,7 +371,7 @@ def test_an_id_in_a_query_string_is_a_whole_number_or_a_400():
 def test_the_upload_handler_stops_reading_at_the_cap(rf, settings):
     from django.core.files.uploadhandler import StopUpload
 
-    from predictions.upload_handlers import UploadCapHandler
+    from predictions.web.upload_handlers import UploadCapHandler
 
     settings.UPLOAD_MAX_BYTES = 100
     request = rf.post("/")

@@ -112,7 +112,7 @@ def test_it_cancels_and_retries_runs(api, small_split, fixed_backend):
 def test_a_run_cancelled_under_a_live_worker_is_stopping_until_the_worker_stops(api, small_split):
     from django.utils import timezone
 
-    from predictions.claims import run_stopped
+    from predictions.runs.claims import run_stopped
 
     run = ModelRun.objects.create(
         name="r", backend="random", split=small_split, total=6, status="running",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotations.importers import ambistory_import, parse_ambistory
 from annotations.models import Rater, Rating, Sample, Split
-from predictions.importers import predictions_import
+from predictions.io.importers import predictions_import
 from tests.factories import ambistory_setup
 
 DASHBOARD_URLS = [

@@ -42,7 +42,7 @@ def test_the_leaderboard_and_setup_view_render_their_charts(
 ):
     from annotations.importers import ambistory_import, parse_ambistory
     from annotations.models import Split
-    from predictions.importers import predictions_import
+    from predictions.io.importers import predictions_import
 
     ambistory_import(samples=parse_ambistory(dev_json), split="dev")
     split = Split.objects.get(name="dev")

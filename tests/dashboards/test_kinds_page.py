@@ -13,7 +13,7 @@ from django.urls import reverse
 from annotations.models import Split
 from annotations.rawc import RawcData, load_rawc, rawc_import
 from predictions.models import ModelRun, Prediction
-from predictions.scoring import run_score
+from predictions.runs.scoring import run_score
 from tests.studies.kinds_helpers import DATA, fool_samples
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from predictions.importers import predictions_import
+from predictions.io.importers import predictions_import
 from predictions.models import ModelRun
 from tests.conftest import CONFORMANCE
 from tests.dashboards.helpers import import_run, import_setups

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.faults
 CREATE = """
 from django.core.management import call_command
 from annotations.models import Split
-from predictions.services import run_create
+from predictions.runs.services import run_create
 from tests.predictions.runhelpers import small_split
 call_command("migrate", verbosity=0, interactive=False)
 if not Split.objects.filter(name="dev").exists():

@@ -44,7 +44,7 @@ class CancellingBackend(RecordingBackend):
 
     def predict_batch(self, samples):
         from predictions.models import ModelRun
-        from predictions.services import run_cancel
+        from predictions.runs.services import run_cancel
 
         run_cancel(run=ModelRun.objects.get(status=ModelRun.Status.RUNNING))
         return super().predict_batch(samples)

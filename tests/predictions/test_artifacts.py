@@ -1,4 +1,4 @@
-"""Trained-model ids are looked up by the run loop (predictions.artifacts), so backends only
+"""Trained-model ids are looked up by the run loop (predictions.runs.artifacts), so backends only
 ever receive a path (CONTRIBUTING: backends get an artifact path, never a run or a query)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from predictions.artifacts import backend_for, with_artifact_paths
 from predictions.backends import get_backend
 from predictions.models import ModelRun, TrainedModel
-from predictions.services import trained_model_create
+from predictions.runs.artifacts import backend_for, with_artifact_paths
+from predictions.runs.services import trained_model_create
 from tests.predictions.runhelpers import small_split
 
 pytestmark = pytest.mark.django_db

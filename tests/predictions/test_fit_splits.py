@@ -11,9 +11,9 @@ from django.core.management import CommandError, call_command
 from predictions.backends import ParamError
 from predictions.errors import FitOnScoredSamples, PredictionsError
 from predictions.models import ModelRun, TrainedModel
-from predictions.rows import fit_rows, split_names, trained_splits
-from predictions.services import run_create, trained_model_create
-from predictions.worker import run_execute
+from predictions.runs.rows import fit_rows, split_names, trained_splits
+from predictions.runs.services import run_create, trained_model_create
+from predictions.runs.worker import run_execute
 from tests.factories import ambistory_setup
 from tests.predictions.runhelpers import small_split
 

@@ -7,9 +7,9 @@ from scipy.stats import spearmanr
 
 from predictions.errors import FitOnScoredSamples
 from predictions.models import ModelRun
-from predictions.postprocess import run_derive
-from predictions.scoring import run_labels_and_predictions
-from predictions.worker import run_execute
+from predictions.runs.postprocess import run_derive
+from predictions.runs.scoring import run_labels_and_predictions
+from predictions.runs.worker import run_execute
 from tests.predictions.runhelpers import small_split
 
 pytestmark = pytest.mark.django_db

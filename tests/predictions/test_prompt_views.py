@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from predictions.prompt_views import sample_dict
 from predictions.prompts import get_prompt, render
+from predictions.web.prompt_views import sample_dict
 from tests.factories import ambistory_sample, ambistory_setup
 
 pytestmark = pytest.mark.django_db

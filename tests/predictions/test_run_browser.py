@@ -42,8 +42,8 @@ def test_after_cancel_it_keeps_polling_until_the_worker_stops_and_shows_the_fina
 ):
     from django.utils import timezone
 
-    from predictions.claims import run_stopped
     from predictions.models import Prediction
+    from predictions.runs.claims import run_stopped
 
     split = small_split()
     run = ModelRun.objects.create(

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotations.models import Split
-from predictions.claims import run_stopped
 from predictions.models import ModelRun, Prediction
-from predictions.services import run_cancel
+from predictions.runs.claims import run_stopped
+from predictions.runs.services import run_cancel
 from tests.pagehtml import form_defaults, label_problems, parse, repeated_ids
 from tests.predictions.runhelpers import small_split
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from predictions.claims import run_claim
 from predictions.errors import FitOnScoredSamples
-from predictions.files import predict_samples
+from predictions.io.files import predict_samples
 from predictions.models import ModelRun, Prediction
-from predictions.rows import batches
-from predictions.services import runs_recover
-from predictions.worker import Progress, run_execute
+from predictions.runs.claims import run_claim
+from predictions.runs.rows import batches
+from predictions.runs.services import runs_recover
+from predictions.runs.worker import Progress, run_execute
 from tests.predictions.runhelpers import (
     TEST_BACKENDS,
     RecordingBackend,
@@ -180,7 +180,7 @@ def test_it_refuses_to_fit_on_the_split_it_scores():
 
 
 def test_whole_story_batches_keep_both_senses_of_a_story_together():
-    from predictions.rows import batches, stories_together, story_key
+    from predictions.runs.rows import batches, stories_together, story_key
 
     def sample(sense, ending):
         return {
@@ -216,7 +216,7 @@ def test_whole_story_batches_keep_both_senses_of_a_story_together():
 def test_a_long_fit_keeps_the_run_alive_through_the_backends_heartbeat():
     from django.utils import timezone
 
-    from predictions.claims import stale_after
+    from predictions.runs.claims import stale_after
 
     run = run_execute(make_run(small_split(), backend="slow_fit").pk)
     assert run.status == ModelRun.Status.SUCCEEDED

@@ -11,9 +11,9 @@ import pytest
 from annotations.models import Split
 from annotations.rawc import load_rawc, rawc_import
 from predictions.models import ModelRun
-from predictions.scoring import run_score
-from predictions.services import run_create
-from predictions.worker import run_execute
+from predictions.runs.scoring import run_score
+from predictions.runs.services import run_create
+from predictions.runs.worker import run_execute
 from tests.studies.kinds_helpers import DATA, fool_samples
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_the_prompt_page_shows_the_exact_prompt_for_a_real_sense_choice_item(res
 
     from predictions.prompts import get_prompt
     from predictions.prompts.sense_choice import render_sense_choice
-    from predictions.rows import split_rows
+    from predictions.runs.rows import split_rows
 
     fool_samples()
     test = Split.objects.get(dataset__name="fool-sample", name="test")

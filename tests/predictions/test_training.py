@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from predictions.models import ModelRun, TrainedModel
-from predictions.services import trained_model_create
-from predictions.training import trained_model_train
-from predictions.worker import run_execute
+from predictions.runs.services import trained_model_create
+from predictions.runs.training import trained_model_train
+from predictions.runs.worker import run_execute
 from tests.predictions.runhelpers import small_split
 
 pytestmark = pytest.mark.django_db
@@ -51,8 +51,8 @@ def test_it_refuses_unknown_training_parameters():
 
 def test_it_predicts_with_frozen_minilm_embeddings(tmp_path):
     from predictions.backends import get_backend
-    from predictions.files import predict_samples
-    from predictions.rows import split_rows
+    from predictions.io.files import predict_samples
+    from predictions.runs.rows import split_rows
 
     rows = split_rows(small_split("dev", setups=1), labels=True)
     fit = [
@@ -66,9 +66,9 @@ def test_it_predicts_with_frozen_minilm_embeddings(tmp_path):
 
 def test_it_predicts_with_a_saved_quality_predictor(settings, tmp_path):
     from predictions.backends import get_backend
-    from predictions.files import predict_samples
+    from predictions.io.files import predict_samples
     from predictions.ml.stacking import QualityPredictor
-    from predictions.rows import split_rows
+    from predictions.runs.rows import split_rows
 
     train = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]
     dev = [r.sample for r in split_rows(small_split("dev", setups=1, first_homonym=4))]
@@ -112,8 +112,8 @@ def test_training_parameters_are_checked_per_kind():
 
 def test_quality_fine_tunes_a_bi_encoder_on_the_fit_split_once(settings, tmp_path):
     from predictions.backends import get_backend
-    from predictions.files import predict_samples
-    from predictions.rows import split_rows
+    from predictions.io.files import predict_samples
+    from predictions.runs.rows import split_rows
 
     settings.ARTIFACT_ROOT = tmp_path / "artifacts"
     fit = [r.sample for r in split_rows(small_split("train", setups=2), labels=True)]
@@ -139,7 +139,7 @@ def test_quality_fine_tunes_a_bi_encoder_on_the_fit_split_once(settings, tmp_pat
 
 
 def test_a_failed_job_keeps_one_short_line_and_logs_the_traceback(monkeypatch, caplog):
-    import predictions.training as training
+    import predictions.runs.training as training
 
     def fail(model, on_step=None):
         raise RuntimeError("CUDA out of memory\n  File /srv/app/secret/path.py, line 3")

@@ -163,7 +163,7 @@ def test_it_queues_a_training_job_on_two_splits_from_the_site(researcher_client,
 def test_it_derives_a_stacked_run_from_the_site_and_refuses_fitting_on_scored_samples(
     researcher_client, split
 ):
-    from predictions.worker import run_execute
+    from predictions.runs.worker import run_execute
 
     a, b = (run_execute(queued_run(split, params={"seed": s}).pk) for s in (1, 2))
     form = prefixed("derive", kind="stack", sources=f"{a.pk}, {b.pk}", fit="oof", params="")

@@ -19,7 +19,7 @@ import pytest
 from django.conf import settings
 
 from predictions.models import ModelRun
-from predictions.services import run_cancel, run_create, run_retry
+from predictions.runs.services import run_cancel, run_create, run_retry
 from tests.predictions.runhelpers import small_split
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,7 +169,7 @@ def test_it_trains_a_cross_encoder_in_the_worker_and_stores_the_artifact(
     workers, tmp_path, monkeypatch
 ):
     from predictions.models import TrainedModel
-    from predictions.services import trained_model_create
+    from predictions.runs.services import trained_model_create
 
     artifacts = tmp_path / "artifacts"
     monkeypatch.setenv("ARTIFACT_ROOT", str(artifacts))  # read by the worker's settings

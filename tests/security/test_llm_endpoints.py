@@ -150,8 +150,8 @@ def test_the_predict_and_run_model_commands_refuse_them(tmp_path, split, servers
 def test_a_configured_endpoint_gets_its_own_key_and_a_failure_stores_a_short_message(
     split, servers, caplog
 ):
-    from predictions.services import run_create
-    from predictions.worker import run_execute
+    from predictions.runs.services import run_create
+    from predictions.runs.worker import run_execute
 
     lab, evil = servers
     body = json.dumps({"error": {"message": "model overloaded: sk-lab\n" + "x" * 5000}})

@@ -11,8 +11,8 @@ from django.urls import reverse
 
 from annotations.exporters import iter_ambistory_json, iter_reference_jsonl
 from annotations.models import Rating, Sample, TextVersion
-from predictions.importers import predictions_import
-from predictions.scoring import run_score
+from predictions.io.importers import predictions_import
+from predictions.runs.scoring import run_score
 from studies import selectors, services
 from studies.forms import SampleTextsForm
 from studies.models import StudyText

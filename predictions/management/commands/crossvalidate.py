@@ -19,10 +19,10 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from predictions.artifacts import backend_for
 from predictions.backends import UnknownBackend, get_backend
-from predictions.files import predict_samples
+from predictions.io.files import predict_samples
 from predictions.management.commands.predict import read_samples, show_progress
+from predictions.runs.artifacts import backend_for
 from predictions.selection import FitPredict, cross_validate
 
 

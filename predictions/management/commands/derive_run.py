@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from predictions.errors import FitOnScoredSamples
 from predictions.models import ModelRun
-from predictions.postprocess import run_derive
+from predictions.runs.postprocess import run_derive
 
 
 def runs(ids: str | None) -> list[ModelRun]:

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from predictions.codabench import ARCHIVE_MEMBER, write_codabench_zip
+from predictions.io.codabench import ARCHIVE_MEMBER, write_codabench_zip
 from predictions.models import ModelRun
 
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.management.base import write_chunks
-from predictions.exporters import iter_predictions_jsonl
+from predictions.io.exporters import iter_predictions_jsonl
 from predictions.models import ModelRun
 
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
-from predictions.importers import ScoringError, run_upload
+from predictions.io.importers import ScoringError, run_upload
 
 
 class Command(BaseCommand):

@@ -10,11 +10,11 @@ from django.db import DatabaseError
 from ambisite.progress import command_progress
 from annotations.importers import AmbiStoryFormatError, load_ambistory
 from annotations.models import Split
-from predictions.artifacts import backend_for
-from predictions.claims import short_error
 from predictions.errors import FitOnScoredSamples
-from predictions.files import predict_samples
-from predictions.rows import split_names, split_rows
+from predictions.io.files import predict_samples
+from predictions.runs.artifacts import backend_for
+from predictions.runs.claims import short_error
+from predictions.runs.rows import split_names, split_rows
 
 log = logging.getLogger(__name__)
 

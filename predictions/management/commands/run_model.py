@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotations.models import Split
-from predictions.services import run_create
-from predictions.worker import run_execute
+from predictions.runs.services import run_create
+from predictions.runs.worker import run_execute
 
 
 class Command(BaseCommand):

@@ -5,9 +5,9 @@ from django.core.management.base import BaseCommand, CommandError
 from ambisite.progress import command_steps
 from annotations.models import Split
 from predictions.models import ModelRun, TrainedModel
-from predictions.rows import split_names
-from predictions.services import trained_model_create
-from predictions.training import trained_model_train
+from predictions.runs.rows import split_names
+from predictions.runs.services import trained_model_create
+from predictions.runs.training import trained_model_train
 
 
 class Command(BaseCommand):

@@ -308,8 +308,8 @@ def test_a_model_run_over_a_split_stores_scores_raw_answers_and_the_prompt_versi
     from annotations.importers import ambistory_import, parse_ambistory
     from annotations.models import Split
     from predictions.models import ModelRun
-    from predictions.services import run_create
-    from predictions.worker import run_execute
+    from predictions.runs.services import run_create
+    from predictions.runs.worker import run_execute
 
     ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")
     server.responder = lambda body: Reply.text('{"A": 4, "B": 2}')

@@ -5,7 +5,7 @@ import pytest
 
 from predictions.backends import ParamError, UnknownBackend, get_backend
 from predictions.errors import PredictionsError
-from predictions.services import run_create
+from predictions.runs.services import run_create
 from tests.predictions.runhelpers import small_split
 
 

@@ -6,7 +6,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from predictions.importers import predictions_import
+from predictions.io.importers import predictions_import
 from tests.conftest import CONFORMANCE
 
 pytestmark = pytest.mark.django_db

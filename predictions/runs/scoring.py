@@ -7,10 +7,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import Rating, Sample, SenseCandidate, TaskKind
-
-from .evaluation import score_lists
-from .evaluation_kinds import relatedness_scores, sense_choice_scores
-from .models import ModelRun
+from predictions.evaluation import score_lists
+from predictions.evaluation_kinds import relatedness_scores, sense_choice_scores
+from predictions.models import ModelRun
 
 
 def run_labels_and_predictions(run: ModelRun) -> tuple[list[list[int]], list[float]]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .backends import PredictionOutput, PredictorBackend
-from .rows import batch_group, batches, refuse_overlap, stories_together
+from predictions.backends import PredictionOutput, PredictorBackend
+from predictions.runs.rows import batch_group, batches, refuse_overlap, stories_together
 
 
 def predict_samples(
@@ -18,7 +18,7 @@ def predict_samples(
     """Prepare ``backend`` on ``fit`` and predict ``samples`` batch by batch, in order;
     ``on_batch`` is told the number of samples predicted so far after each batch.
 
-    Refuses (:class:`~predictions.rows.FitOnScoredSamples`) when a fit sample is also being
+    Refuses (:class:`~predictions.runs.rows.FitOnScoredSamples`) when a fit sample is also being
     predicted.
     """
     if fit:

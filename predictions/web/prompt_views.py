@@ -12,12 +12,11 @@ from ambisite.access import researcher_required
 from ambisite.http import attachment
 from ambisite.query import id_param
 from annotations.models import Sample, Split, TaskKind
-
-from .prompts import Prompt, UnknownPrompt, all_prompts, get_prompt
-from .prompts import render as render_prompt
-from .prompts.sense_choice import OUTPUT as SENSE_CHOICE_OUTPUT
-from .prompts.sense_choice import render_sense_choice
-from .rows import backend_dict
+from predictions.prompts import Prompt, UnknownPrompt, all_prompts, get_prompt
+from predictions.prompts import render as render_prompt
+from predictions.prompts.sense_choice import OUTPUT as SENSE_CHOICE_OUTPUT
+from predictions.prompts.sense_choice import render_sense_choice
+from predictions.runs.rows import backend_dict
 
 
 def sample_dict(sample: Sample) -> dict:

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotations.models import Rating, Sample, Split, TaskKind
-
-from .errors import FitOnScoredSamples
-from .ml.texts import field, setup_key, story_groups, story_key
-from .models import ModelRun, TrainedModel
+from predictions.errors import FitOnScoredSamples
+from predictions.ml.texts import field, setup_key, story_groups, story_key
+from predictions.models import ModelRun, TrainedModel
 
 
 @dataclass(frozen=True)

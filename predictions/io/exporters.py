@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from .importers import IMPORT_BACKEND
-from .models import ModelRun
+from predictions.io.importers import IMPORT_BACKEND
+from predictions.models import ModelRun
 
 
 def iter_predictions_jsonl(run: ModelRun) -> Iterator[str]:

@@ -1,6 +1,6 @@
 """Writes for model runs and trained models: create, enqueue, cancel, retry, recover.
 
-Services enqueue Celery tasks (:mod:`predictions.tasks`); the tasks run the worker loop and
+Services enqueue Celery tasks (:mod:`predictions.runs.tasks`); the tasks run the worker loop and
 the training jobs, which services never import.
 """
 
@@ -14,13 +14,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations.models import Split
-
-from .backends import ParamError, get_backend
-from .claims import short_error, stale_after
-from .errors import PredictionsError, RunStateError
-from .models import ModelRun, TrainedModel
-from .rows import refuse_fit_on_scored, split_names, trained_split_names
-from .tasks import run_model, train_model
+from predictions.backends import ParamError, get_backend
+from predictions.errors import PredictionsError, RunStateError
+from predictions.models import ModelRun, TrainedModel
+from predictions.runs.claims import short_error, stale_after
+from predictions.runs.rows import refuse_fit_on_scored, split_names, trained_split_names
+from predictions.runs.tasks import run_model, train_model
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +134,7 @@ def run_cancel(*, run: ModelRun) -> ModelRun:
 
     A queued run, or one whose worker has gone silent, is finished at once; a run with a
     live worker stays unfinished (``finished_at`` empty) until that worker stops and writes
-    the final count (:func:`predictions.claims.run_stopped`). Any other run is refused
+    the final count (:func:`predictions.runs.claims.run_stopped`). Any other run is refused
     (:class:`RunStateError`).
     """
     now = timezone.now()

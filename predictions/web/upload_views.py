@@ -11,16 +11,15 @@ from django.views.decorators.http import require_http_methods
 from ambisite.access import researcher_required
 from ambisite.request_body import accepts_upload
 from annotations.models import Split
-
-from .evaluation import ScoringError
-from .importers import (
+from predictions.evaluation import ScoringError
+from predictions.io.importers import (
     IMPORT_BACKEND,
     TooLarge,
     request_too_large,
     run_upload,
     upload_refused,
 )
-from .models import ModelRun
+from predictions.models import ModelRun
 
 
 class UploadForm(forms.Form):

@@ -7,9 +7,8 @@ from django.conf import settings
 
 from annotations.models import Split
 from annotations.safe_input import InputError, loads, subject
-
-from .backends import registry
-from .models import TrainedModel
+from predictions.backends import registry
+from predictions.models import TrainedModel
 
 
 class JSONParamsField(forms.CharField):

@@ -3,7 +3,7 @@
 Django spools uploads to a temporary file, so an over-large body costs disk and time but
 not memory; a body sent without a Content-Length (chunked) cannot be refused up front. This
 handler, first in ``FILE_UPLOAD_HANDLERS``, stops the multipart parser at the cap and marks
-the request, and the upload views answer 413 (``predictions.importers.upload_refused``).
+the request, and the upload views answer 413 (``predictions.io.importers.upload_refused``).
 """
 
 from __future__ import annotations

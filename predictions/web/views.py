@@ -10,13 +10,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ambisite.access import researcher_required
 from annotations.reference import split_label_changes
-
-from .claims import run_is_stopping
-from .errors import FitOnScoredSamples, RunStateError
-from .forms import DeriveForm, RunForm, TrainForm
-from .models import ModelRun, TrainedModel
-from .postprocess import run_derive
-from .services import run_cancel, run_create, run_retry, trained_model_create
+from predictions.errors import FitOnScoredSamples, RunStateError
+from predictions.models import ModelRun, TrainedModel
+from predictions.runs.claims import run_is_stopping
+from predictions.runs.postprocess import run_derive
+from predictions.runs.services import run_cancel, run_create, run_retry, trained_model_create
+from predictions.web.forms import DeriveForm, RunForm, TrainForm
 
 
 def progress_of(run: ModelRun) -> dict:

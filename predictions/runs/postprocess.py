@@ -20,13 +20,12 @@ import numpy as np
 from django.db import transaction
 
 from annotations.models import Rating, Sample
-
-from .calibration import TRANSFORMS, out_of_fold, own_and_partner
-from .errors import FitOnScoredSamples
-from .ml.texts import partners
-from .models import ModelRun, Prediction
-from .scoring import run_score
-from .services import default_name
+from predictions.calibration import TRANSFORMS, out_of_fold, own_and_partner
+from predictions.errors import FitOnScoredSamples
+from predictions.ml.texts import partners
+from predictions.models import ModelRun, Prediction
+from predictions.runs.scoring import run_score
+from predictions.runs.services import default_name
 
 DERIVED_PREFIX = "derived:"
 

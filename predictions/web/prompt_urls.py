@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import prompt_views
+from predictions.web import prompt_views
 
 app_name = "prompts"
 urlpatterns = [

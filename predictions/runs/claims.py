@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from .models import ModelRun, Prediction
+from predictions.models import ModelRun, Prediction
 
 
 def stale_after() -> timedelta:

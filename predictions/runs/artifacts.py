@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .backends import PredictorBackend, backend_class, get_backend
-from .models import ModelRun, TrainedModel
+from predictions.backends import PredictorBackend, backend_class, get_backend
+from predictions.models import ModelRun, TrainedModel
 
 
 def trained_model_dir(model_id: int) -> Path:

@@ -17,10 +17,9 @@ from django.db import transaction
 from ambisite.request_body import announced_length, upload_body_limit
 from annotations.models import Split
 from annotations.safe_input import TooLarge
-
-from .evaluation import ScoringError, parse_predictions
-from .models import ModelRun, Prediction
-from .scoring import run_score
+from predictions.evaluation import ScoringError, parse_predictions
+from predictions.models import ModelRun, Prediction
+from predictions.runs.scoring import run_score
 
 IMPORT_BACKEND = "import"
 
@@ -33,7 +32,7 @@ def request_too_large(request) -> bool:
 
 
 def upload_refused(request) -> bool:
-    """After the body was parsed: whether :class:`~predictions.upload_handlers.UploadCapHandler`
+    """After the body was parsed: whether :class:`~predictions.web.upload_handlers.UploadCapHandler`
     stopped a file at the cap."""
     return bool(getattr(request, "upload_too_large", False))
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from tempfile import SpooledTemporaryFile
 from typing import IO
 
-from .exporters import iter_predictions_jsonl
-from .models import ModelRun
+from predictions.io.exporters import iter_predictions_jsonl
+from predictions.models import ModelRun
 
 ARCHIVE_MEMBER = "predictions.jsonl"
 BLOCK = 64 * 1024

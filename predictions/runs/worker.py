@@ -4,10 +4,10 @@ A run is claimed by one worker (an atomic UPDATE), its samples without a predict
 to the backend in batches, and each batch is written in one transaction with the
 UNIQUE(run, sample) constraint ignoring rows that already exist. Cancellation is checked
 between batches; a killed worker leaves a run ``running`` with a stale heartbeat, which
-:func:`predictions.services.runs_recover` (on worker start) or ``run_retry`` re-queues, and
+:func:`predictions.runs.services.runs_recover` (on worker start) or ``run_retry`` re-queues, and
 the next execution skips every sample that already has a prediction.
 
-Only :mod:`predictions.tasks` (and the ``run_model --now`` command) call :func:`run_execute`.
+Only :mod:`predictions.runs.tasks` (and the ``run_model --now`` command) call :func:`run_execute`.
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ from django.utils import timezone
 
 from ambisite.progress import Progress
 from annotations.models import Split
-
-from .artifacts import backend_for
-from .backends import PredictionOutput, PredictorBackend
-from .claims import run_claim, run_stopped, short_error, still_mine
-from .models import ModelRun, Prediction
-from .rows import (
+from predictions.backends import PredictionOutput, PredictorBackend
+from predictions.models import ModelRun, Prediction
+from predictions.runs.artifacts import backend_for
+from predictions.runs.claims import run_claim, run_stopped, short_error, still_mine
+from predictions.runs.rows import (
     Row,
     batch_group,
     batches,
@@ -37,7 +36,7 @@ from .rows import (
     split_rows,
     stories_together,
 )
-from .scoring import run_score
+from predictions.runs.scoring import run_score
 
 log = logging.getLogger(__name__)
 

@@ -1,10 +1,10 @@
 """Training jobs: MiniLM fine-tuned on a split (cross- or bi-encoder), stored as an artifact.
 
 The Celery task ``predictions.train_model`` calls :func:`trained_model_train` (queued by
-:func:`predictions.services.trained_model_create`); the model directory lands under
+:func:`predictions.runs.services.trained_model_create`); the model directory lands under
 ``settings.ARTIFACT_ROOT/<kind>/<id>`` and its training log is appended to
 ``TrainedModel.log`` epoch by epoch, so the page shows it as it grows. Only
-:mod:`predictions.tasks` (and the ``train_crossencoder`` command) import this module.
+:mod:`predictions.runs.tasks` (and the ``train_crossencoder`` command) import this module.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
-from .claims import short_error
-from .models import ModelRun, TrainedModel
-from .rows import fit_rows, trained_splits
+from predictions.models import ModelRun, TrainedModel
+from predictions.runs.claims import short_error
+from predictions.runs.rows import fit_rows, trained_splits
 
 log = logging.getLogger(__name__)
 Status = ModelRun.Status
@@ -52,7 +52,7 @@ def trained_model_train(
 
 
 def _train(model: TrainedModel, on_step: Callable[[int, int], None] | None = None) -> None:
-    from .ml import biencoder, crossencoder
+    from predictions.ml import biencoder, crossencoder
 
     train = biencoder.train if model.kind == Kind.BIENCODER else crossencoder.train
 

@@ -1,0 +1,1 @@
+"""The predictions pages: views, forms, uploads and the prompt browser."""
