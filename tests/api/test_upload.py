@@ -67,8 +67,8 @@ def test_it_gives_non_researchers_nothing(non_researchers, small_split):
 def test_one_upload_service_caps_uploads_and_reads_an_open_file_uncapped(
     small_split, settings, tmp_path
 ):
-    """predictions.importers.run_upload, the path of the API, the page and the command."""
-    from predictions.importers import TooLarge, run_upload
+    """predictions.io.importers.run_upload, the path of the API, the page and the command."""
+    from predictions.io.importers import TooLarge, run_upload
 
     ids = small_split.samples.values_list("dataset_id", flat=True)
     content = "\n".join(json.dumps({"id": k, "prediction": 3}) for k in ids).encode()
