@@ -1,14 +1,17 @@
 """Locking a participant: the one helper every write of a participant's batch goes through
-(the qualification, the rating save and the rating page's POST).
+(the qualification, the rating save and the rating page's POST, writing's saves).
 ``participant_locked`` reads and locks the participant of a request in one query;
-``locked`` locks it (again) only when the caller does not hold its lock already."""
+``locked`` locks it (again) only when the caller does not hold its lock already;
+``own_row`` locks the item of the batch being answered."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
+from django.db.models import QuerySet
 
 from .models import Participant
 from .selectors import (
@@ -47,3 +50,14 @@ def locked(participant: Participant) -> Participant:
     locked = participant_row([participant.pk], lock=True)
     Participant.study.field.set_cached_value(locked, participant.study)
     return locked
+
+
+_Row = TypeVar("_Row", bound=models.Model)
+
+
+def own_row(rows: QuerySet[_Row], participant: Participant, **lookup) -> _Row | None:
+    """The participant's own row of ``rows`` that ``lookup`` names (an item of their batch:
+    an attention check, a writer's draw or ending slot), locked until the transaction
+    ends, so that an answer sent twice at once is saved once; None when it is not
+    theirs. With ``locked``: the one "lock participant, lock item" of every save."""
+    return rows.select_for_update().filter(participant=participant, **lookup).first()

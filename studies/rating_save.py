@@ -27,7 +27,7 @@ from .assignment import (
 from .errors import SessionOver, StudyError, TextChanged
 from .holds import hold_end as _expire
 from .lifecycle import participant_exclude
-from .locks import holds_lock, locked
+from .locks import holds_lock, locked, own_row
 from .models import AttentionAnswer, Participant, Slot, Study
 from .selectors import (
     BatchRow,
@@ -194,11 +194,8 @@ def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
 
 
 def _save_check(participant: Participant, position: int, answer: Answer) -> None:
-    check = (
-        AttentionAnswer.objects.select_for_update()
-        .select_related("question")
-        .filter(participant=participant, position=position)
-        .first()
+    check = own_row(
+        AttentionAnswer.objects.select_related("question"), participant, position=position
     )
     if check is None:
         raise StudyError("There is no such item in your batch.")

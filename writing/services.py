@@ -10,14 +10,13 @@ study are in ``review``. Views call exactly one write.
 from __future__ import annotations
 
 import random
-from typing import TypeVar
 
-from django.db import models, transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db import transaction
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotations.models import Homonym, Sense
-from studies import late
+from studies import late, locks
 from studies import services as study_services
 from studies.models import Participant, Study
 
@@ -31,8 +30,6 @@ from .models import (
     Sentence,
     WrittenSetup,
 )
-
-_Row = TypeVar("_Row", bound=models.Model)
 
 
 class WritingError(Exception):
@@ -144,7 +141,7 @@ class TooLate(WritingError):
 def _active(participant: Participant) -> Participant:
     """The participant, locked, if they may still write; ``WritingError`` otherwise (past
     the limit: ``Participant.is_late``, the rule of every participant page)."""
-    locked = Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
+    locked = locks.locked(participant)
     if locked.is_late():
         raise WritingError("Your time for this study has run out.")
     if locked.status != Participant.Status.QUALIFIED:
@@ -157,7 +154,7 @@ def _writer(participant: Participant) -> tuple[Participant, bool]:
     or within ``studies.late.LATE_WORK_MINUTES`` after the limit (the page sends what is
     typed when its clock reaches zero); ``TooLate`` past that, ``WritingError`` for anyone
     else."""
-    locked = Participant.objects.select_for_update().select_related("study").get(pk=participant.pk)
+    locked = locks.locked(participant)
     late_now = locked.is_late() or locked.status == Participant.Status.TIMED_OUT
     if not late_now:
         return _active(locked), False
@@ -239,7 +236,7 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
     text = text.strip()
     with transaction.atomic():
         participant, late_text = _writer(participant)
-        draw = _locked_own(Draw.objects.select_related("pair__homonym"), draw_id, participant)
+        draw = locks.own_row(Draw.objects.select_related("pair__homonym"), participant, pk=draw_id)
         if draw is None:
             raise WritingError("That word is not shown to you.")
         if draw.status == Draw.Status.WRITTEN:
@@ -253,12 +250,6 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
         if late_text:
             _time_out(participant)
     raise _refused(problem, late_text)
-
-
-def _locked_own(rows: QuerySet[_Row], pk: int, participant: Participant) -> _Row | None:
-    """The writer's own row ``pk`` (a draw, a slot), locked until the save commits, so that a
-    text sent twice at once is saved once; None when it is not theirs."""
-    return rows.select_for_update().filter(pk=pk, participant=participant).first()
 
 
 def _refused(problem: str, late_text: bool) -> WritingError:
@@ -350,8 +341,8 @@ def ending_submit(
     text = text.strip()
     with transaction.atomic():
         participant, late_text = _writer(participant)
-        slot = _locked_own(
-            EndingSlot.objects.select_related("written__setup__homonym"), slot_id, participant
+        slot = locks.own_row(
+            EndingSlot.objects.select_related("written__setup__homonym"), participant, pk=slot_id
         )
         if slot is None:
             raise (TooLate if late_text else WritingError)(_not_yours(late_text))
