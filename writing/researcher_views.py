@@ -160,26 +160,20 @@ def _decision_filter(request: HttpRequest) -> str:
     return decision if decision in DECISIONS else ""
 
 
-@researcher_required
-def sentence_list(request: HttpRequest) -> HttpResponse:
-    decision = _decision_filter(request)
-    ctx = {
-        "sentences": selectors.sentences_for_review(decision),
-        "decision": decision,
-        "decisions": DECISIONS,
-    }
-    return render(request, "writing/sentence_list.html", ctx)
+def _review_list(key: str, rows: Callable[[str], Any]) -> Callable[[HttpRequest], HttpResponse]:
+    """A review list page (sentences, endings) with its ``?decision=`` filter."""
+
+    @researcher_required
+    def view(request: HttpRequest) -> HttpResponse:
+        decision = _decision_filter(request)
+        ctx = {key: rows(decision), "decision": decision, "decisions": DECISIONS}
+        return render(request, f"writing/{key[:-1]}_list.html", ctx)
+
+    return view
 
 
-@researcher_required
-def ending_list(request: HttpRequest) -> HttpResponse:
-    decision = _decision_filter(request)
-    ctx = {
-        "endings": selectors.endings_for_review(decision),
-        "decision": decision,
-        "decisions": DECISIONS,
-    }
-    return render(request, "writing/ending_list.html", ctx)
+sentence_list = _review_list("sentences", selectors.sentences_for_review)
+ending_list = _review_list("endings", selectors.endings_for_review)
 
 
 def _setups_page(request: HttpRequest, ending_form=None, rating_form=None) -> HttpResponse:
