@@ -3,7 +3,7 @@
 Scores are recomputed with the official metrics against the current human ratings (valid
 raters only unless the toggle says otherwise), so they match ``run.scores`` as long as no
 exclusion changed since the run was scored. The human labels arrive as per-sample counts of
-each score (:func:`selectors.sample_counts`) and are scored in arrays (:mod:`.scoring`).
+each score (:func:`selectors.sample_counts`) and are scored in arrays (:mod:`.run_statistics`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from annotations.reference import LabelChanges, split_label_changes
 from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
-from . import scoring
-from .scoring import PairedComparison, replicates
+from . import run_statistics
+from .run_statistics import PairedComparison, replicates
 from .selectors import SCALE, lookup, sample_counts, sample_frame
 
 
@@ -29,7 +29,7 @@ class RunData:
 
     run: ModelRun
     sample_ids: np.ndarray
-    labels: scoring.Labels
+    labels: run_statistics.Labels
     preds: np.ndarray
     ended: np.ndarray
     setups: np.ndarray
@@ -70,7 +70,7 @@ def runs_data(runs: list[ModelRun], *, ratings: RatingQuerySet | None = None) ->
             RunData(
                 run=run,
                 sample_ids=frame.id[keep],
-                labels=scoring.Labels(counts[label_row[keep]], SCALE),
+                labels=run_statistics.Labels(counts[label_row[keep]], SCALE),
                 preds=mine[pred_row[keep], 2],
                 ended=~frame.is_open[keep],
                 setups=frame.setup[keep],
@@ -85,8 +85,8 @@ def distributions(data: RunData) -> dict[str, list[float]]:
     out = {}
     for name, want in (("all", None), ("open", False), ("ended", True)):
         keep = np.ones(len(data.preds), bool) if want is None else data.ended == want
-        out[f"model_{name}"] = scoring.label_distribution(data.preds[keep])
-        out[f"human_{name}"] = scoring.label_distribution(means[keep])
+        out[f"model_{name}"] = run_statistics.label_distribution(data.preds[keep])
+        out[f"human_{name}"] = run_statistics.label_distribution(means[keep])
     return out
 
 
@@ -97,7 +97,7 @@ def leaderboard(data: list[RunData]) -> list[RunRow]:
         if not len(run_data.labels):
             rows.append(RunRow(run_data, {"all": None, "open": None, "ended": None}, {}))
             continue
-        parts = scoring.split_by_ending(run_data.labels, run_data.preds, run_data.ended)
+        parts = run_statistics.split_by_ending(run_data.labels, run_data.preds, run_data.ended)
         rows.append(RunRow(run_data, parts, distributions(run_data)))
     return sorted(rows, key=lambda r: -(r.parts["all"].accuracy if r.parts["all"] else -1))
 
@@ -108,7 +108,9 @@ def intervals(data: list[RunData], *, n_boot: int = 1000, seed: int = 0) -> dict
     out = {}
     for d in data:
         if len(d.labels) >= 3:
-            found = scoring.run_intervals(d.labels, d.preds, d.setups, n_boot=n_boot, seed=seed)
+            found = run_statistics.run_intervals(
+                d.labels, d.preds, d.setups, n_boot=n_boot, seed=seed
+            )
             out[d.run.id] = {**found, "replicates": replicates(n_boot, len(d.preds))}
     return out
 
@@ -121,7 +123,7 @@ def compare(a: RunData, b: RunData, **kw) -> PairedComparison | None:
     if len(keep) < 3:
         return None
     b_preds = b.preds[order][row[keep]]
-    return scoring.paired_comparison(
+    return run_statistics.paired_comparison(
         a.labels.take(keep), a.preds[keep], b_preds, a.setups[keep], **kw
     )
 

@@ -1,5 +1,5 @@
 """The slow, obviously-correct implementation of the run statistics, kept as the test oracle
-of :mod:`dashboards.scoring` (the one production implementation, which must give the same
+of :mod:`dashboards.run_statistics` (the one production implementation, which must give the same
 figures): per-item Python loops over the official rule and whole-set scores, setups resampled
 for the bootstrap exactly as production draws them.
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from annotations.metrics import GroupedRanks, grouped_pearson
 from annotations.official import is_within_sd, label_mean
-from dashboards.scoring import (
+from dashboards.run_statistics import (
     LABELS,
     PairedComparison,
     defined_count,
