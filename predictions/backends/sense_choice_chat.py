@@ -1,9 +1,12 @@
 """Sense choice through the OpenAI-compatible chat backend: a versioned sensebench-style
 prompt (default ``sense-choice-v1``), the answer ``{"sense_index": n}`` mapped back to the
-candidate's index, which is the prediction's score. Endpoints, retries and concurrency are
+candidate's index, which is the prediction's score; or FOOL's prompt (``fool-sense-label-v1``,
+output ``sense_label``), whose answer is a sense's label. Endpoints, retries and concurrency are
 :class:`~predictions.backends.openai_chat.OpenAIChatBackend`'s."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from predictions.prompts import reask_messages
 from predictions.prompts.sense_choice import (
@@ -12,6 +15,8 @@ from predictions.prompts.sense_choice import (
     parse_sense_index,
     render_sense_choice,
 )
+from predictions.prompts.sense_label import OUTPUT as LABEL_OUTPUT
+from predictions.prompts.sense_label import labels_of, parse_sense_label, render_sense_label
 
 from .base import ParamError, PredictionOutput, SampleDict
 from .openai_chat import UNPARSED, OpenAIChatBackend, PredictionFailed
@@ -25,27 +30,32 @@ class SenseChoiceChatBackend(OpenAIChatBackend):
 
     def __init__(self, *, prompt: str = "", max_tokens: int | None | str = 32, **params):
         super().__init__(prompt=prompt or DEFAULT_SENSE_PROMPT, max_tokens=max_tokens, **params)
-        if self.prompt.output != OUTPUT:
+        if self.prompt.output not in (OUTPUT, LABEL_OUTPUT):
             raise ParamError("prompt", f"prompt {self.prompt.id} is not a sense-choice prompt")
         self.needs_whole_stories = False
 
     def _predict_group(self, group: tuple[SampleDict, ...]) -> dict[str, PredictionOutput]:
         return {str(sample["id"]): self._predict_one(sample) for sample in group}
 
-    def _predict_one(self, sample: SampleDict) -> PredictionOutput:
+    def _render(self, sample: SampleDict) -> tuple[list[dict], Callable[[str], int]]:
+        """The messages for ``sample`` and the parser of their answer (a candidate index)."""
+        if self.prompt.output == LABEL_OUTPUT:
+            messages, _ = render_sense_label(self.prompt, sample)
+            labels = labels_of(sample)
+            return messages, lambda answer: parse_sense_label(answer, labels)
         messages, order = render_sense_choice(self.prompt, sample)
+        return messages, lambda answer: parse_sense_index(answer, order)
+
+    def _predict_one(self, sample: SampleDict) -> PredictionOutput:
+        messages, parse = self._render(sample)
         answer, _ = self._complete(messages)
         try:
-            return PredictionOutput(
-                score=float(parse_sense_index(answer, order)), raw_output=answer
-            )
+            return PredictionOutput(score=float(parse(answer)), raw_output=answer)
         except SenseIndexError:
             retry, _ = self._complete(reask_messages(messages, answer, self.prompt))
             raw = f"{answer}\n---\n{retry}"
             try:
-                return PredictionOutput(
-                    score=float(parse_sense_index(retry, order)), raw_output=raw
-                )
+                return PredictionOutput(score=float(parse(retry)), raw_output=raw)
             except SenseIndexError:
                 return self._no_choice(sample, raw)
 

@@ -14,8 +14,7 @@ from ambisite.query import id_param
 from annotations.models import Sample, Split, TaskKind
 from predictions.prompts import Prompt, UnknownPrompt, all_prompts, get_prompt
 from predictions.prompts import render as render_prompt
-from predictions.prompts.sense_choice import OUTPUT as SENSE_CHOICE_OUTPUT
-from predictions.prompts.sense_choice import render_sense_choice
+from predictions.prompts.sense_label import SENSE_OUTPUTS, render_sense_prompt
 from predictions.runs.rows import backend_dict
 
 
@@ -61,7 +60,7 @@ def _sense_choice_preview(prompt: Prompt, query) -> dict:
         return {}
     split, sample = _chosen_sample(query.get("split"), query.get("sample"), TaskKind.SENSE_CHOICE)
     sample = Sample.objects.with_related().prefetch_related("candidates").get(pk=sample.pk)
-    messages, order = render_sense_choice(prompt, sample_dict(sample))
+    messages, order = render_sense_prompt(prompt, sample_dict(sample))
     return {"split": split, "sample": sample, "messages_rendered": messages, "order": order}
 
 
@@ -78,7 +77,7 @@ def prompt_detail(request, prompt_id: str):
         "parameters_json": json.dumps(prompt.parameters, indent=2, ensure_ascii=False),
         "splits": Split.objects.select_related("dataset"),
     }
-    if prompt.output == SENSE_CHOICE_OUTPUT:
+    if prompt.output in SENSE_OUTPUTS:
         context.update(_sense_choice_preview(prompt, request.GET))
     elif Sample.objects.of_kind(TaskKind.PLAUSIBILITY).exists():
         split, sample = _chosen_sample(request.GET.get("split"), request.GET.get("sample"))
