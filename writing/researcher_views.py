@@ -21,16 +21,16 @@ from ambisite.request_body import accepts_upload
 from annotations.scope import refuse_unknown
 from studies.models import Study
 
-from . import defaults, exporters, importers, review, review_views, rules, selectors, services
+from . import defaults, exporters, importers, review, rules, selectors, services
 from .forms import (
     PairForm,
     PoolImportForm,
     RatingStudyForm,
     WritingStudyForm,
 )
-from .models import Ending, SensePair, Sentence
+from .models import Ending, Reviewed, SensePair, Sentence
 
-DECISIONS = review_views.DECISIONS
+DECISIONS = dict(Reviewed.Decision.choices)
 
 
 @researcher_required
