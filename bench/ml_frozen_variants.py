@@ -5,7 +5,7 @@ Each variant changes one thing in the frozen predictor (``quality`` with ``encod
 scores; as it was before the ranker's setup context) and is scored on the same folds as
 the unchanged one (``base``), with the paired
 difference of each fold. Fold seeds 2, 3 and 4 by default: seeds 0 and 1 carry the shipped
-predictor's estimate in the README, so that choices made here cannot lean on them.
+predictor's estimate in docs/models.md, so that choices made here cannot lean on them.
 
     python bench/ml_frozen_variants.py                      # every variant, seeds 2 3 4
     python bench/ml_frozen_variants.py --only base layers-add --seeds 2

@@ -25,7 +25,7 @@ from predictions.models import ModelRun, Prediction
 from studies.models import Study
 from tests.factories import ambistory_setup
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.property, pytest.mark.django_db]
 
 FAST = settings(
     max_examples=100,

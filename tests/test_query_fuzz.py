@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests.test_access_matrix import all_routes, url_of
 from tests.test_access_matrix import world as world  # noqa: F401  (the fixture)
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.property, pytest.mark.django_db]
 
 # Every name the views and filters read from the query string, plus a stranger.
 NAMES = [

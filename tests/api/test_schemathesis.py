@@ -14,7 +14,7 @@ from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.property, pytest.mark.django_db]
 
 EXAMPLES = 8
 # Every check runs on every operation, the two on how strictly requests are judged included

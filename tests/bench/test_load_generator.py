@@ -15,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "load"))
 import generator  # noqa: E402
 import tool_ambisite  # noqa: E402
 
+pytestmark = pytest.mark.bench
+
 FORM = """
 <form method="post" action="/next/" id="f">
   <input type="hidden" name="csrfmiddlewaretoken" value="t&amp;k">

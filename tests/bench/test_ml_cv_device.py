@@ -17,6 +17,8 @@ import ml_cv_device  # noqa: E402
 
 from predictions.ml import encoder  # noqa: E402
 
+pytestmark = pytest.mark.bench
+
 
 def _row(recipe, weight, seed, fold, accuracy, spearman):
     return {

@@ -17,6 +17,8 @@ import ml_frozen_variants as variants  # noqa: E402
 from predictions.ml.features import partner_index  # noqa: E402
 from predictions.ml.texts import setup_key  # noqa: E402
 
+pytestmark = pytest.mark.bench
+
 
 @pytest.fixture(scope="module")
 def samples() -> list[dict]:

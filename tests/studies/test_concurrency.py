@@ -16,6 +16,8 @@ from studies.models import Participant, Slot
 
 from .helpers import open_study, pid, qualify, rate_all
 
+pytestmark = pytest.mark.concurrency
+
 THREADS = 50
 BATCH = 12
 N = 5

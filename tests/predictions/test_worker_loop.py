@@ -1,4 +1,5 @@
-"""The run loop: batches, resume, progress, cancellation, failure, claiming."""
+"""predictions.worker in this process: the run loop's batches, resume, progress, cancellation,
+failure and claiming (tests/predictions/test_worker.py runs real worker processes)."""
 
 from __future__ import annotations
 
