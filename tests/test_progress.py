@@ -100,6 +100,7 @@ def test_import_ambistory_prints_progress_of_the_ratings(tmp_path):
     assert lines_of(err, "import (ratings)") == [(1000, 1200), (1200, 1200)]
 
 
+@pytest.mark.ml
 @pytest.mark.django_db
 def test_train_now_prints_progress_over_the_optimiser_steps(settings, tmp_path):
     pytest.importorskip("torch")

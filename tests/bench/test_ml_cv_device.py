@@ -17,7 +17,7 @@ import ml_cv_device  # noqa: E402
 
 from predictions.ml import encoder  # noqa: E402
 
-pytestmark = pytest.mark.bench
+pytestmark = [pytest.mark.bench, pytest.mark.ml]
 
 
 def _row(recipe, weight, seed, fold, accuracy, spearman):

@@ -17,7 +17,7 @@ import ml_frozen_variants as variants  # noqa: E402
 from predictions.ml.features import partner_index  # noqa: E402
 from predictions.ml.texts import setup_key  # noqa: E402
 
-pytestmark = pytest.mark.bench
+pytestmark = [pytest.mark.bench, pytest.mark.ml]
 
 
 @pytest.fixture(scope="module")

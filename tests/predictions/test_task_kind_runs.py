@@ -16,7 +16,7 @@ from predictions.runs.services import run_create
 from predictions.runs.worker import run_execute
 from tests.studies.kinds_helpers import DATA, fool_samples
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.ml, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")

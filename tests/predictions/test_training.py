@@ -17,7 +17,7 @@ from predictions.runs.training import trained_model_train
 from predictions.runs.worker import run_execute
 from tests.predictions.runhelpers import small_split
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.ml, pytest.mark.django_db]
 
 
 def test_it_trains_a_cross_encoder_and_stores_the_artifact_with_its_log(settings, tmp_path):

@@ -165,6 +165,7 @@ def test_it_resumes_a_run_whose_worker_was_killed_without_duplicates_or_losses(w
     assert fresh(run).scores["total"] == 24
 
 
+@pytest.mark.ml
 def test_it_trains_a_cross_encoder_in_the_worker_and_stores_the_artifact(
     workers, tmp_path, monkeypatch
 ):

@@ -10,6 +10,8 @@ from predictions.backends import get_backend
 from predictions.prompts import get_prompt, render
 from tests.factories import ambistory_setup
 
+pytestmark = pytest.mark.ml
+
 WORDS = "1 2 3 4 5 the bank He stopped at was you text meaning word ***He".split()
 TEMPLATE = (
     "{% for m in messages %}<|{{ m.role }}|> {{ m.content }} {% endfor %}"

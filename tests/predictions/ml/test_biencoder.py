@@ -11,6 +11,8 @@ import pytest
 
 from predictions.ml import biencoder, crossencoder, features, finetune, texts
 
+pytestmark = pytest.mark.ml
+
 REPO = Path(__file__).resolve().parents[3]
 LABELS = ("choices", "average", "stdev", "nonsensical")
 

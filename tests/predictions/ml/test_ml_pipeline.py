@@ -25,6 +25,8 @@ pytest.importorskip("sklearn")
 
 from predictions.ml import encoder, features, texts  # noqa: E402
 
+pytestmark = pytest.mark.ml
+
 DATA = Path(os.environ.get("AMBISTORY_DIR", REPO / "data" / "ambistory"))  # the repository's copy
 LABEL_FIELDS = ("choices", "average", "stdev", "nonsensical")
 
