@@ -14,6 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+pytestmark = pytest.mark.bench
+
 
 def test_every_real_arrival_gets_in_under_every_attack_at_the_smoke_size(tmp_path):
     if not os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
