@@ -11,15 +11,29 @@ from annotations.sensechoice import (
 class Command(BaseCommand):
     help = (
         "Import sense-choice items (ambisite-sense-choice-v1 JSON, docs/task-kinds.md), all "
-        "or nothing; re-importing changes nothing. Try data/fool/fool-sample.json."
+        "or nothing; re-importing changes nothing. Try data/fool/fool-sample.json. With "
+        "--sensebench-senses, the file is sensebench items (JSON lines) and the option names "
+        "their sense inventory."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("file")
+        parser.add_argument("--sensebench-senses", metavar="SENSES_JSON")
+        parser.add_argument("--dataset", default="sensebench")
+        parser.add_argument("--title", default="sensebench items")
+        parser.add_argument("--split", default="test")
 
     def handle(self, *args, **opts):
         with import_errors(opts["file"], SenseChoiceFormatError):
-            data = load_sense_choice(opts["file"])
+            if opts["sensebench_senses"]:
+                from annotations.sensebench import load_sensebench
+
+                data = load_sensebench(
+                    opts["file"], opts["sensebench_senses"], dataset=opts["dataset"],
+                    title=opts["title"], split=opts["split"],
+                )  # fmt: skip
+            else:
+                data = load_sense_choice(opts["file"])
             report = sense_choice_import(data=data)
         sets = ", ".join(f"{name or '-'}: {n}" for name, n in sorted(report.sets.items()))
         self.stdout.write(
