@@ -135,6 +135,7 @@ class StudyForm(forms.ModelForm):
 
     OPTIONAL_WITH_DEFAULT = (
         "task_kind",
+        "adaptive_rule",
         "qualification_minutes",
         "questions_per_participant",
         "max_unqualified",
