@@ -15,6 +15,13 @@ from dataclasses import dataclass
 
 from django.core.cache import cache
 
+from annotations.analyses_ambistory import (
+    SdComparison,
+    StorySample,
+    dataset_counts,
+    sd_comparison,
+    section_lengths,
+)
 from annotations.analyses_rawc import (
     Classifier,
     DominanceSummary,
@@ -114,3 +121,55 @@ def paper_analyses(scope: RatingScope) -> list[RawcAnalyses]:
     if scope.splits:
         splits = splits.filter(pk__in=[s.pk for s in scope.splits])
     return [rawc_analyses(s, _in_scope(scope, s)) for s in splits.order_by("dataset__name", "name")]
+
+
+@dataclass
+class AmbistoryAnalyses:
+    split: Split
+    lengths: dict[str, float]
+    counts: dict
+    sds: SdComparison | None
+    problem: str = ""
+
+
+def ambistory_analyses(split: Split, scoped: RatingQuerySet) -> AmbistoryAnalyses:
+    """Table 2 and section 4.1 on the split's samples; the SD comparison on the samples
+    with two or more ratings in scope (each SD recomputed from those ratings)."""
+    scores: dict[int, list[float]] = {}
+    for sample_id, score in scoped.values_list("sample_id", "score"):
+        scores.setdefault(sample_id, []).append(float(score))
+    found = split.samples.values_list(
+        "pk",
+        "story__setup__homonym__form",
+        "sense__gloss",
+        "story__setup__precontext",
+        "story__setup__sentence",
+        "story__ending",
+    )
+    samples, rated = [], []
+    for pk, form, gloss, precontext, sentence, ending in found:
+        v = scores.get(pk, [])
+        sd = statistics.stdev(v) if len(v) > 1 else float("nan")
+        sample = StorySample(form, gloss or "", precontext, sentence, ending, sd)
+        samples.append(sample)
+        if len(v) > 1:
+            rated.append(sample)
+    if not samples:
+        return AmbistoryAnalyses(split, {}, {}, None, "no samples")
+    try:
+        sds = sd_comparison(rated)
+        problem = ""
+    except ValueError as error:
+        sds, problem = None, str(error)
+    return AmbistoryAnalyses(split, section_lengths(samples), dataset_counts(samples), sds, problem)
+
+
+def ambistory_splits(scope: RatingScope) -> list[AmbistoryAnalyses]:
+    splits = Split.objects.select_related("dataset").filter(
+        dataset__task_kind=TaskKind.PLAUSIBILITY
+    )
+    if scope.splits:
+        splits = splits.filter(pk__in=[s.pk for s in scope.splits])
+    return [
+        ambistory_analyses(s, _in_scope(scope, s)) for s in splits.order_by("dataset__name", "name")
+    ]

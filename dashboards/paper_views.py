@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.shortcuts import render
 
 from ambisite.access import researcher_required
+from annotations.analyses_ambistory import PAPER_COUNTS, PAPER_TABLE2
 
 from . import kinds, paper_analyses
 from .forms import sample_filter
@@ -15,6 +16,9 @@ def paper_analyses_page(request):
     form = sample_filter(request.GET)
     context = {
         "rawc": paper_analyses.paper_analyses(form.rating_scope),
+        "ambistory": paper_analyses.ambistory_splits(form.rating_scope),
+        "table2": PAPER_TABLE2,
+        "paper_counts": PAPER_COUNTS,
         "scope_text": kinds.scope_text(form.rating_scope),
         "tab": "papers",
     }

@@ -65,3 +65,26 @@ def test_too_few_rated_pairs_say_so_instead_of_failing(researcher_client, rawc_d
 def test_anonymous_visitors_are_sent_to_log_in(client):
     response = client.get(reverse("dashboards:papers"))
     assert response.status_code == 302
+
+
+def test_the_ambistory_dev_split_shows_table_2_the_counts_and_the_rank_sum_test(
+    researcher_client,
+):
+    import json
+
+    from scipy.stats import ranksums
+
+    from annotations.importers import ambistory_import, parse_ambistory
+
+    data = json.loads((RAWC.parent / "ambistory" / "dev.json").read_text())
+    ambistory_import(samples=parse_ambistory(data), split="dev")
+    page = researcher_client.get(reverse("dashboards:papers"))
+    assert page.status_code == 200
+    (dev,) = page.context["ambistory"]
+    assert dev.counts["samples"] == 588 and dev.counts["setups"] == 98
+    # the SDs recomputed from the imported ratings are the published ones
+    open_ = [v["stdev"] for v in data.values() if not v["ending"]]
+    ended = [v["stdev"] for v in data.values() if v["ending"]]
+    assert dev.sds.p == pytest.approx(ranksums(open_, ended).pvalue)
+    html = page.content.decode()
+    assert "Table 2" in html and f"p = {dev.sds.p:.3f}" in html
