@@ -13,6 +13,7 @@ each bi-encoder weight in ``--weights`` on that same model, and without one (fro
     python bench/ml_cv_device.py --samples .gpu/samples.json --recipes shipped epochs3 \
         --seeds 0 1 2 3 --procs 12 --threads 1 --cache /tmp/cache --out /tmp/cv
     python bench/ml_cv_device.py --summary ROWS.jsonl            # means and paired differences
+    python bench/ml_cv_device.py --smoke   # CI: 3 homonyms, 2 folds, 1 epoch, scratch folder
 
 ``--samples``: the labelled train+dev samples as ``crossvalidate`` reads them (written by
 ``--dump``), so the machine needs neither Django nor a database. ``--pack DIR`` writes
@@ -56,7 +57,7 @@ RECIPES: dict[str, dict] = {
 }
 
 
-def dump(path: Path) -> None:
+def dump(path: Path, homonyms: int | None = None) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
     os.environ.setdefault("DEBUG", "1")
     import django
@@ -65,6 +66,10 @@ def dump(path: Path) -> None:
     from predictions.management.commands.crossvalidate import labelled_samples
 
     samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
+    if homonyms is not None:
+        from scratch import smoke_subset
+
+        samples = smoke_subset(samples, homonyms)
     path.write_text(json.dumps(samples))
     print(f"{len(samples)} samples -> {path}")
 
@@ -233,6 +238,20 @@ def run_pair(task: Task) -> list[dict]:
     return rows
 
 
+def smoke(args: argparse.Namespace) -> None:
+    """Turn ``args`` into the CI-sized run (its samples dumped here first)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    from scratch import smoke_dir
+
+    scratch = smoke_dir("ml_cv_device")
+    args.samples = scratch / "samples.json"
+    dump(args.samples, homonyms=3)
+    args.out, args.cache = scratch / "out", str(scratch / "cache")
+    args.recipes, args.seeds, args.weights, args.folds = ["shipped"], [0], [1.0], 2
+    args.procs, args.pairs = 1, None
+    RECIPES["shipped"] = {**RECIPES["shipped"], "epochs": 1}  # this process only
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dump", type=Path, help="write the labelled samples here and stop")
@@ -255,7 +274,15 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cache", default="var/quality-cache")
     ap.add_argument("--out", type=Path, default=REPO / "var" / "cv-device")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: --dump of 3 homonyms' samples, then the shipped recipe at 1 epoch, "
+        "2 folds, weight 1.0 and the frozen predictor, in one process; all in a scratch folder",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        smoke(args)
     if args.dump:
         dump(args.dump)
         return

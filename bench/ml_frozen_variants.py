@@ -9,6 +9,7 @@ predictor's estimate in docs/models.md, so that choices made here cannot lean on
 
     python bench/ml_frozen_variants.py                      # every variant, seeds 2 3 4
     python bench/ml_frozen_variants.py --only base layers-add --seeds 2
+    python bench/ml_frozen_variants.py --smoke   # CI: two variants on 8 homonyms, one seed
 
 Variants:
 
@@ -532,7 +533,21 @@ def main() -> None:
     ap.add_argument(
         "--results", type=Path, default=REPO / "bench" / "results" / "ml_frozen_variants.json"
     )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: base and alpha-10 on the samples of 8 homonyms, fold seed 2; "
+        "feature cache and results in a scratch folder",
+    )
     args = ap.parse_args()
+    if args.smoke:
+        global CACHE
+        sys.path.insert(0, str(REPO / "bench"))
+        from scratch import smoke_dir
+
+        args.scratch = smoke_dir("ml_frozen_variants")
+        CACHE, args.results = str(args.scratch / "cache"), args.scratch / "r.json"
+        args.only, args.seeds = ["base", "alpha-10"], [2]
     os.chdir(REPO)
     import django
 
@@ -546,6 +561,10 @@ def main() -> None:
     if "base" not in names:
         names = ["base", *names]
     samples = labelled_samples(["train", "dev"], REPO / "data" / "ambistory")
+    if args.smoke:
+        from scratch import smoke_subset
+
+        samples = smoke_subset(samples, 8)
     folds: dict[str, list[dict]] = {}
     out: dict = {"seeds": args.seeds, "n_folds": 5, "variants": {}}
     for name in names:

@@ -11,6 +11,7 @@ alpha / level / fine-tuned weight inside grouped dev folds.
     python bench/ml_quality.py   # uses/trains var/models/biencoder (2 epochs, ~4 min)
     python bench/ml_quality.py --finetuned crossencoder   # var/models/ce-pointwise
     python bench/ml_quality.py --no-cross-encoder   # frozen features only (fast)
+    python bench/ml_quality.py --smoke   # CI: frozen features on a few homonyms, scratch dir
 
 Prints one line per stage and writes bench/results/ml_quality.json.
 """
@@ -155,9 +156,23 @@ def main() -> None:
     ap.add_argument("--ce-lr", type=float, default=3e-5)
     ap.add_argument("--ce-objective", choices=("pointwise", "pairwise"), default="pointwise")
     ap.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "ml_quality.json")
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: frozen features only, the samples of 8 train and 6 dev homonyms; "
+        "models, cache and results in a scratch folder",
+    )
     args = ap.parse_args()
     encoder.set_offline(2)
     train, dev = _load("train", args.data), _load("dev", args.data)
+    if args.smoke:
+        sys.path.insert(0, str(REPO / "bench"))
+        from scratch import smoke_dir, smoke_subset
+
+        scratch = smoke_dir("ml_quality")
+        args.out, args.cache, args.results = scratch / "out", scratch / "cache", scratch / "r.json"
+        args.no_cross_encoder = True
+        train, dev = smoke_subset(train, 8), smoke_subset(dev, 6)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / ".gitignore").write_text("*\n")
     results: dict = {

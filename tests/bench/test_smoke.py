@@ -80,3 +80,54 @@ def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
     for phase in phases:  # every page answered 200 (asserted by the script) and was timed
         timed = re.findall(r"^  (\S.*?)\s+(\d+\.\d{3})\s+\d+\.\d{2}", phase, re.M)
         assert len(timed) == 15, phase
+
+
+# --- The ML benchmarks: MiniLM on a few homonyms' samples, frozen features where the script
+# allows it; the ones that measure fine-tuning train one short epoch on a handful.
+
+
+@pytest.mark.ml
+def test_backends_smoke_times_embedding_and_both_fine_tunings(tmp_path):
+    out = run_smoke("backends.py", tmp_path)
+    assert re.search(r"embedding backend:\s+[\d.]+ samples/s \(4 samples", out)
+    assert re.search(r"cross-encoder training: [\d.]+ s/epoch on 4 samples", out)
+    assert re.search(r"bi-encoder training: [\d.]+ s/epoch on 4 samples", out)
+
+
+@pytest.mark.ml
+def test_ml_cv_smoke_scores_two_configurations_per_fold(tmp_path):
+    out = run_smoke("ml_cv.py", tmp_path)
+    for name in ("constant-tuned", "quality-ranker"):
+        assert re.search(rf"^{name} accuracy: [\d.]+ \[", out, re.M), out
+    assert len(re.findall(r"^seed 0 fold [12]/2: fit \d+, test \d+, accuracy", out, re.M)) == 4
+    assert (tmp_path / "ml_cv" / "ml_cv.json").is_file()
+
+
+@pytest.mark.ml
+def test_ml_quality_smoke_prints_every_frozen_stage(tmp_path):
+    out = run_smoke("ml_quality.py", tmp_path)
+    assert re.search(r"^tuned constant \(OOF\)\s+acc [\d.]+", out, re.M)
+    assert re.search(r"^FINAL \(ranker\+level\).*acc [\d.]+\s+spearman -?[\d.]+", out, re.M)
+    assert (tmp_path / "ml_quality" / "out" / "quality_predictor.json").is_file()
+
+
+@pytest.mark.ml
+def test_ml_frozen_variants_smoke_pairs_a_variant_with_the_base(tmp_path):
+    out = run_smoke("ml_frozen_variants.py", tmp_path)
+    assert re.search(r'^base \{"accuracy": [\d.]+', out, re.M)
+    assert re.search(r'^alpha-10 \{.*"accuracy_minus_base": \{"mean"', out, re.M)
+
+
+@pytest.mark.ml
+def test_ml_cv_device_smoke_runs_a_recipe_and_the_frozen_predictor(tmp_path):
+    out = run_smoke("ml_cv_device.py", tmp_path)
+    assert re.search(r"^4 rows in \d+ s", out, re.M)
+    assert re.search(r'^frozen \{"accuracy": [\d.]+', out, re.M)
+    assert re.search(r'^shipped@1.0 \{"accuracy": [\d.]+', out, re.M)
+
+
+@pytest.mark.ml
+def test_ml_seeds_smoke_fine_tunes_and_scores_one_seed(tmp_path):
+    out = run_smoke("ml_seeds.py", tmp_path)
+    assert re.search(r"^seed  13: accuracy [\d.]+  spearman -?[\d.]+", out, re.M)
+    assert re.search(r"^accuracy [\d.]+-[\d.]+, spearman", out, re.M)
