@@ -15,6 +15,7 @@ runs in its own process group, killed when its run ends, whatever happens.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/<db> python bench/load/run.py \\
         [--participants 50,200,1.2x] [--tools ambisite,potato] [--sizes 3x4,2x4]
+    DATABASE_URL=... python bench/load/run.py --smoke   # CI: AmbiSite, 4 participants
 """
 
 from __future__ import annotations
@@ -261,7 +262,20 @@ def main() -> None:
     parser.add_argument("--timeout", type=int, default=600, help="seconds per run")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "load.json"))
     parser.add_argument("--note", default="", help="free text stored with the results")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="CI size: AmbiSite only (Potato's venv needs the network), 4 participants on 32 "
+        "setups, gunicorn 1x2, browsers without scripts; results in a temporary folder",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        import tempfile
+
+        scratch = os.environ.get("BENCH_SCRATCH_DIR") or tempfile.mkdtemp(prefix="bench-load-")
+        args.tools, args.participants, args.setups = "ambisite", "4", 32
+        args.sizes, args.clients, args.timeout = "1x2", "form", 180
+        args.out = str(Path(scratch) / "load.json")
     tools = [t for t in args.tools.split(",") if t]
     url = os.environ.get("DATABASE_URL", "")
     if "ambisite" in tools and not url.startswith(("postgres://", "postgresql://")):

@@ -26,11 +26,14 @@ def snapshot(folder: Path) -> dict[str, int]:
     return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
 
 
-def run_smoke(script: str, tmp_path: Path, *extra: str) -> str:
+def run_smoke(script: str, tmp_path: Path, *extra: str, database_url: str = "") -> str:
     """Output of ``python bench/<script> --smoke`` (exit 0 asserted), with SQLite scratch
-    databases in ``tmp_path`` and nothing written to bench/results/."""
+    databases in ``tmp_path`` (or next to ``database_url``'s PostgreSQL database) and nothing
+    written to bench/results/."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CACHE_URL")}
     env |= {"BENCH_SCRATCH_DIR": str(tmp_path), "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+    if database_url:
+        env["DATABASE_URL"] = database_url
     before = snapshot(RESULTS)
     done = subprocess.run(
         [sys.executable, str(REPO / "bench" / script), "--smoke", *extra],
@@ -71,6 +74,18 @@ def test_rating_path_smoke_walks_a_participant(tmp_path):
     out = run_smoke("rating_path.py", tmp_path)
     assert re.search(r"arrival \(link to first item\): \d+ queries", out)
     assert re.search(r"per rated item \(POST \+ next page\): [\d.]+ queries", out)
+
+
+def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_path):
+    """AmbiSite only: Potato's own venv is installed from PyPI, which CI cannot reach."""
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        pytest.skip("bench/load serves gunicorn on PostgreSQL (CI runs it there)")
+    out = run_smoke("load/run.py", tmp_path, database_url=url)
+    assert re.search(r"^ambisite 1x2 form\s+4 \|\s+[\d.]+ items/s", out, re.M), out
+    assert "arrivals 4/0/0 | finished 4 | HTTP errors 0" in out
+    assert re.search(r"integrity OK: .* stored (\d+) = acknowledged \1", out)
+    assert (tmp_path / "load.json").is_file()
 
 
 def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
