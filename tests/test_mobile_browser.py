@@ -28,7 +28,6 @@ NOT_PAGES = {
     "dashboards:leaderboard_json",
     "dashboards:chart",
     "wug:graph",
-    "wug:annotate",
     "prompts:download",
     "runs:progress",
     "runs:start",
