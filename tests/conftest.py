@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "ambistory"
 VECTORS = Path(__file__).resolve().parent / "vectors"
 CONFORMANCE = VECTORS / "scoring-conformance"
+
+
+def pytest_configure(config):
+    # One torch thread per pytest-xdist process (and the subprocesses it starts): two
+    # processes of two threads each on two cores slowed the ML tests down.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        os.environ.setdefault("AMBISITE_TORCH_THREADS", "1")
 
 
 # --- Marks: the slow groups (pyproject.toml) --------------------------------------------

@@ -37,7 +37,12 @@ class EncoderMissingError(RuntimeError):
 
 
 def set_offline(threads: int = DEFAULT_THREADS) -> None:
-    """Forbid hub downloads and cap torch at ``threads`` CPU threads."""
+    """Forbid hub downloads and cap torch at ``threads`` CPU threads (at most
+    ``AMBISITE_TORCH_THREADS`` where it is set: the parallel test suite sets 1 per process,
+    so two processes on two cores do not oversubscribe them)."""
+    cap = os.environ.get("AMBISITE_TORCH_THREADS", "")
+    if cap.isdigit() and int(cap) > 0:
+        threads = min(threads, int(cap))
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from ambisite.request_body import RequestBodyMiddleware, body_limit
 from predictions.web.upload_views import predictions_upload
-from writing.researcher_views import pool
+from writing.researcher_views import pool_import
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def post_unread(path: str, content_length: str, content_type: str) -> RequestFac
     return request
 
 
-@pytest.mark.parametrize("path", ["/api/upload/", "/api/v1/runs/upload/", "/writing/pool/"])
+@pytest.mark.parametrize("path", ["/api/upload/", "/api/v1/runs/upload/", "/writing/pool/import/"])
 def test_a_hundred_files_of_5_mib_are_refused_unread_even_where_uploads_go(path, client):
     from django.urls import resolve
 
@@ -51,7 +51,7 @@ def test_a_hundred_files_of_5_mib_are_refused_unread_even_where_uploads_go(path,
 
 def test_the_whole_stack_answers_413_to_a_large_body_on_any_page(client, researcher_client):
     big = {"CONTENT_LENGTH": HUNDRED_FILES, "CONTENT_TYPE": "multipart/form-data; boundary=x"}
-    for c, path in ((client, "/accounts/login/"), (researcher_client, "/writing/pool/")):
+    for c, path in ((client, "/accounts/login/"), (researcher_client, "/writing/pool/import/")):
         response = c.generic("POST", path, b"", **big)
         assert response.status_code == 413, path
     api = client.generic("POST", "/api/v1/runs/upload/", b"", **big)
@@ -64,7 +64,7 @@ def test_a_page_without_uploads_has_the_small_cap_and_upload_views_the_large_one
     request = RequestFactory().post("/accounts/login/")
     assert body_limit(request, lambda r: None) == 1000
     assert body_limit(request, predictions_upload) > 5 * MIB
-    assert body_limit(request, pool) > 5 * MIB
+    assert body_limit(request, pool_import) > 5 * MIB
 
 
 def test_a_form_just_over_the_request_cap_is_refused_and_one_under_it_is_not(client, settings):
@@ -81,13 +81,13 @@ def test_several_files_under_the_file_cap_but_over_the_request_cap_are_refused(
     settings.UPLOAD_MAX_BYTES = 100_000
     settings.REQUEST_MAX_BYTES = 1000
     files = {f"file{n}": SimpleUploadedFile(f"{n}.json", b"x" * 90_000) for n in range(3)}
-    response = researcher_client.post(reverse("writing:pool"), {"action": "import", **files})
+    response = researcher_client.post(reverse("writing:pool_import"), files)
     assert response.status_code == 413
 
 
 def test_more_files_than_any_form_takes_are_a_400(researcher_client):
     files = {f"file{n}": SimpleUploadedFile(f"{n}.json", b"[]") for n in range(20)}
-    response = researcher_client.post(reverse("writing:pool"), {"action": "import", **files})
+    response = researcher_client.post(reverse("writing:pool_import"), files)
     assert response.status_code == 400
 
 
