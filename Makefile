@@ -53,7 +53,7 @@ demo: install .env
 	$(BIN)/python manage.py import_ambistory data/ambistory/dev.json --split dev
 	$(BIN)/python manage.py ensure_researcher
 	@echo "Serving on http://$(HOST):$(PORT)/ (Ctrl-C stops web and worker)"
-	@trap 'kill 0' INT TERM EXIT; \
+	@trap 'trap - INT TERM EXIT; kill 0' INT TERM EXIT; \
 	  $(BIN)/celery -A ambisite worker --loglevel=warning --concurrency=1 & \
 	  $(BIN)/python manage.py runserver $(HOST):$(PORT) --noreload
 
