@@ -37,9 +37,16 @@ def fingerprint(judgments: list[Edge]) -> str:
     return digest.hexdigest()
 
 
-def word_clustering(word: Word, *, threshold: float = THRESHOLD, seed: int = 0) -> Clustering:
-    """The word's clustering, computed once per set of judgments and parameters and kept."""
-    judgments = word_judgments(word)
+def word_clustering(
+    word: Word,
+    *,
+    threshold: float = THRESHOLD,
+    seed: int = 0,
+    judgments: list[Edge] | None = None,
+) -> Clustering:
+    """The word's clustering, computed once per set of judgments and parameters and kept
+    (``judgments``: the word's, when the caller has read them already)."""
+    judgments = word_judgments(word) if judgments is None else judgments
     mark = fingerprint(judgments)
     kept = Clustering.objects.filter(word=word, threshold=threshold, seed=seed).first()
     if kept is not None and kept.fingerprint == mark:
@@ -95,9 +102,10 @@ def word_summary(word: Word, *, seed: int = 0) -> WordSummary:
     if word.graph_type == GraphType.USAGE_SENSE:
         labels, loss, agree = sense_labels(word), None, None
     else:
-        clustering = word_clustering(word, seed=seed)
+        judged = word_judgments(word)
+        clustering = word_clustering(word, seed=seed, judgments=judged)
         labels, loss = clustering.labels, clustering.loss
-        agree = agreement(word_judgments(word))
+        agree = agreement(judged)
     frequencies = sense_frequencies(labels, groupings)
     pair = tuple(sorted(frequencies)[:2])
     graded = binary = None
@@ -128,8 +136,9 @@ def graph_payload(word: Word) -> dict:
         labels = sense_labels(word)
         edges: list[dict] = []
     else:
-        labels = word_clustering(word).labels
-        graph = Graph.build([], word_judgments(word))
+        judged = word_judgments(word)
+        labels = word_clustering(word, judgments=judged).labels
+        graph = Graph.build([], judged)
         edges = [{"source": a, "target": b, "weight": w} for (a, b), w in graph.weights.items()]
     nodes = []
     for use in Use.objects.filter(word=word).order_by("position"):

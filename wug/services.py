@@ -9,7 +9,16 @@ from django.db import transaction
 
 from predictions.backends import get_backend
 from wug.annotators import DEFAULT_BACKEND
-from wug.formats import JUDGMENTS, SENSES, USES, Table, WordFiles, parse_judgment, render_table
+from wug.formats import (
+    JUDGMENTS,
+    SENSES,
+    USES,
+    Table,
+    WordFiles,
+    parse_judgment,
+    parse_span,
+    render_table,
+)
 from wug.models import GraphType, Judgment, ModelAnnotation, Use, Word, WordSense
 
 
@@ -45,10 +54,10 @@ def files_digest(files: WordFiles) -> str:
 
 
 def _span(value: str) -> tuple[int | None, int | None]:
+    """An optional ``start:end`` column, read by the format's own rule (checked on reading)."""
     if not value.strip():
         return None, None
-    start, end = value.strip().split(":")
-    return int(start), int(end)
+    return parse_span(value, "span")
 
 
 def _create_word(files: WordFiles, digest: str) -> Word:
