@@ -34,25 +34,40 @@ MIN_GROUP_SAMPLES = 5  # smaller groups would let one lucky rating be "the best 
 
 @dataclass(frozen=True)
 class RatingTable:
-    """One entry per rating; ``sample``, ``rater`` and ``setup`` are integer codes."""
+    """One entry per rating; ``sample``, ``rater`` and ``setup`` are integer codes.
+
+    ``group`` (optional, integer codes) is each rating's annotator group when the design
+    names it: a list-design study's list of the rater (``studies.lists``). Without it,
+    groups are found from the data (:func:`sample_groups`)."""
 
     sample: np.ndarray
     rater: np.ndarray
     score: np.ndarray
     setup: np.ndarray
+    group: np.ndarray | None = None
 
     @classmethod
-    def from_rows(cls, rows: Iterable[tuple], setup_of: dict | None = None) -> RatingTable:
+    def from_rows(
+        cls,
+        rows: Iterable[tuple],
+        setup_of: dict | None = None,
+        group_of_rater: dict | None = None,
+    ) -> RatingTable:
         """Build from ``(sample, rater, score)`` rows; ``setup_of`` maps sample -> setup
-        (each sample is its own setup when omitted)."""
+        (each sample is its own setup when omitted); ``group_of_rater`` maps rater -> its
+        group (the design's groups, none when omitted)."""
         rows = list(rows)
         samples = [r[0] for r in rows]
         setups = [setup_of[s] for s in samples] if setup_of is not None else samples
+        groups = None
+        if group_of_rater is not None:
+            groups = _codes([group_of_rater[r[1]] for r in rows])
         return cls(
             sample=_codes(samples),
             rater=_codes([r[1] for r in rows]),
             score=np.asarray([r[2] for r in rows], dtype=float),
             setup=_codes(setups),
+            group=groups,
         )
 
     def __len__(self) -> int:

@@ -2,13 +2,18 @@
 
 A pure module (numpy and scipy.sparse, no Django).
 
-* The human upper bound follows the AmbiStory paper: each annotator's rating of a sample is
-  scored against the *other* annotators of that sample with the official rule (judged in
+* The human upper bound follows the AmbiStory paper (section 5.1: "evaluating each annotator
+  against the other annotators who received the same sample ... averaging the scores of the
+  highest-scoring human in each group"): each annotator's rating of a sample is scored
+  against the *other* annotators of that sample with the official rule (judged in
   :func:`annotations.metrics.rating_cases`) and the official Spearman (rank correlation with
-  the others' means). Annotators are scored per group (samples rated by the same set of
-  raters): an annotator *unit* is a rater within one group (a rater, when groups are
-  unknown). The *average* variant averages all units, the *best-per-group* variant (the
-  paper's figure) averages the best unit of each group.
+  the others' means). Annotators are scored per group: the design's groups where the table
+  names them (``RatingTable.group``: a list-design study's lists, the paper's groups of five
+  annotators sharing 30 samples), else the samples rated by the same set of raters. An
+  annotator *unit* is a rater within one group (a rater, when groups are unknown). The
+  upper bound (the paper's figure) averages the best unit of each group; the *average
+  annotator* (not an upper bound: what a typical single annotator achieves) averages all
+  units. :func:`group_figures` gives both, and leave-one-out, for every group.
 * Leave-one-annotator-out Spearman follows the RAW-C paper: each annotator's ratings against
   the mean of the others on the items they rated, averaged over annotators.
 
@@ -119,7 +124,7 @@ class AnnotatorScores:
     """The official metrics of every annotator unit against the others of each sample."""
 
     unit_group: np.ndarray  # group of each annotator unit
-    sample_group: np.ndarray  # group of each sample
+    group_samples: np.ndarray  # samples rated in each group
     n_units: int
     n_setups: int
     n_rows: int  # ratings that have another rating of their sample
@@ -207,9 +212,9 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
     cases = rating_cases(table, uc)
     n_per_sample = np.bincount(table.sample)
     rows = np.flatnonzero(n_per_sample[table.sample] >= 2)
-    groups = sample_groups(table) if groups_known else np.zeros(len(n_per_sample), np.int64)
+    group = rating_groups(table, groups_known=groups_known)
     n_raters = int(table.rater.max()) + 1 if len(table) else 1
-    unit_values, unit = _units(groups[table.sample[rows]], table.rater[rows], n_raters)
+    unit_values, unit = _units(group[rows], table.rater[rows], n_raters)
     n_units, n_setups = len(unit_values), int(table.setup.max()) + 1 if len(table) else 0
     setup, n_x = table.setup[rows], len(uc.domain)
     x = Runs.build(unit, cases.value[rows], n_x)
@@ -221,7 +226,7 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
     pair_unit = y.unit[pair_y]
     return AnnotatorScores(
         unit_group=unit_values // n_raters,
-        sample_group=groups,
+        group_samples=_group_samples(group, table.sample, len(n_per_sample)),
         n_units=n_units,
         n_setups=n_setups,
         n_rows=len(rows),
@@ -237,6 +242,25 @@ def annotator_scores(table: RatingTable, *, groups_known: bool, uc=None) -> Anno
     )
 
 
+def rating_groups(table: RatingTable, *, groups_known: bool) -> np.ndarray:
+    """The annotator group of each rating: the design's (``table.group``) where the table
+    names it, else the group of samples rated by the same set of raters; one group when
+    groups are unknown (imported raters)."""
+    if not groups_known:
+        return np.zeros(len(table), np.int64)
+    if table.group is not None:
+        return np.asarray(table.group, np.int64)
+    return sample_groups(table)[table.sample] if len(table) else np.zeros(0, np.int64)
+
+
+def _group_samples(group: np.ndarray, sample: np.ndarray, n_samples: int) -> np.ndarray:
+    """How many distinct samples were rated in each group."""
+    if not len(group):
+        return np.zeros(0, np.int64)
+    distinct, _ = compact(group * n_samples + sample)
+    return np.bincount(distinct // n_samples)
+
+
 def _units(group: np.ndarray, rater: np.ndarray, n_raters: int):
     """Annotator units (``group * n_raters + rater``, ascending) and each rating's unit."""
     group_of = np.zeros(n_raters, np.int64)
@@ -250,16 +274,41 @@ def _units(group: np.ndarray, rater: np.ndarray, n_raters: int):
     return group_of[order] * n_raters + order, unit_of[rater]
 
 
+def group_best(values: np.ndarray, unit_group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The groups that have units (ascending codes) and, per row of ``values`` (replicates
+    x units), each group's best unit: the paper's "highest-scoring human in each group"
+    (units with no value are skipped; NaN for a group without one)."""
+    values = np.atleast_2d(values)
+    order = np.argsort(unit_group, kind="stable")
+    groups = unit_group[order]
+    start = _starts(groups)
+    if not len(start):
+        return groups[start], np.zeros((len(values), 0))
+    with np.errstate(invalid="ignore"):
+        return groups[start], np.fmax.reduceat(values[:, order], start, axis=1)
+
+
+def group_mean(
+    values: np.ndarray, coverage: np.ndarray, unit_group: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The groups that have units and, per row, each group's mean over its units under the
+    weighting rule (:func:`coverage_mean`): the group's average annotator."""
+    values, coverage = np.atleast_2d(values), np.atleast_2d(coverage)
+    groups = np.unique(unit_group)
+    out = np.full((len(values), len(groups)), np.nan)
+    for k, g in enumerate(groups):
+        mine = unit_group == g
+        out[:, k] = coverage_mean(values[:, mine], coverage[:, mine])
+    return groups, out
+
+
 def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray):
     """Per row of ``values`` (replicates x units): the mean over usable groups of the
     group's best unit (units with no value are skipped, and so are groups without one)."""
     if not values.shape[1]:
         return np.full(len(values), np.nan)
-    order = np.argsort(unit_group, kind="stable")
-    groups = unit_group[order]
-    start = _starts(groups)
-    with np.errstate(invalid="ignore"):
-        best = np.fmax.reduceat(values[:, order], start, axis=1)[:, ok_groups[groups[start]]]
+    groups, best = group_best(values, unit_group)
+    best = best[:, ok_groups[groups]]
     return coverage_mean(best, np.ones_like(best))
 
 
@@ -322,3 +371,56 @@ def loo_spearman(ann: AnnotatorScores) -> dict[str, float]:
         "items_min": int(coverage.min()),
         "items_max": int(coverage.max()),
     }
+
+
+@dataclass(frozen=True)
+class GroupFigures:
+    """The per-annotator figures of every group, one entry per group (ascending codes).
+
+    ``best_*`` is the group's highest-scoring annotator (the upper bound's part),
+    ``average_*`` its average annotator under the weighting rule; the group's
+    leave-one-annotator-out Spearman is ``average_spearman`` (the same rule: each annotator
+    against the others' mean, weighted by coverage). ``usable`` marks the groups that count
+    towards the upper bound (``ok_groups``)."""
+
+    group: np.ndarray
+    annotators: np.ndarray  # units with ratings that have another rating
+    samples: np.ndarray  # distinct samples rated in the group
+    usable: np.ndarray
+    best_accuracy: np.ndarray
+    best_spearman: np.ndarray
+    average_accuracy: np.ndarray
+    average_spearman: np.ndarray
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One plain dict per group (NaN as None), for pages and JSON."""
+        names = [f for f in self.__dataclass_fields__]
+        out = []
+        for k in range(len(self.group)):
+            row: dict[str, Any] = {}
+            for name in names:
+                value = getattr(self, name)[k].item()
+                row[name] = None if isinstance(value, float) and np.isnan(value) else value
+            out.append(row)
+        return out
+
+
+def group_figures(ann: AnnotatorScores, ok_groups: np.ndarray | None = None) -> GroupFigures:
+    """Best and average annotator (and so leave-one-out) of every group, point estimates;
+    ``ok_groups`` (indexed by group code) marks the usable ones (all, when omitted)."""
+    acc, rho, coverage = ann.scores()
+    groups, best_acc = group_best(acc, ann.unit_group)
+    _, best_rho = group_best(rho, ann.unit_group)
+    _, mean_acc = group_mean(acc, coverage, ann.unit_group)
+    _, mean_rho = group_mean(rho, coverage, ann.unit_group)
+    usable = np.ones(len(groups), bool) if ok_groups is None else ok_groups[groups]
+    return GroupFigures(
+        group=groups,
+        annotators=np.bincount(ann.unit_group, minlength=int(groups.max(initial=-1)) + 1)[groups],
+        samples=ann.group_samples[groups],
+        usable=usable,
+        best_accuracy=best_acc[0],
+        best_spearman=best_rho[0],
+        average_accuracy=mean_acc[0],
+        average_spearman=mean_rho[0],
+    )

@@ -34,6 +34,7 @@ from .metrics import (
 from .metrics_annotators import (
     AnnotatorScores,
     annotator_scores,
+    group_figures,
     loo_spearman,
     upper_bound_figures,
 )
@@ -61,6 +62,8 @@ class Agreement:
     split_half: dict[str, float]  # the mean over random splits: sd, min, max, splits, defined
     defined: dict[str, int] = field(default_factory=dict)  # replicates where it is defined
     drawn: dict[str, int] = field(default_factory=dict)  # replicates drawn for the figure
+    groups_by_design: bool = False  # the groups are the design's (``RatingTable.group``)
+    groups: list[dict] = field(default_factory=list)  # ``GroupFigures.rows()`` when known
 
 
 class _Resampler:
@@ -138,6 +141,8 @@ def agreement(
         split_half=split_half,
         defined=defined,
         drawn=drawn,
+        groups_by_design=groups_known and table.group is not None,
+        groups=group_figures(ann, ok_groups).rows() if ok_groups is not None else [],
     )
 
 
@@ -157,7 +162,7 @@ def _split_summary(figures: np.ndarray) -> dict[str, float]:
 
 def _ok_groups(ann: AnnotatorScores) -> np.ndarray:
     """Groups usable for the best-per-group variant: enough samples, at least two raters."""
-    sizes = np.bincount(ann.sample_group)
+    sizes = ann.group_samples
     raters = np.bincount(ann.unit_group, minlength=len(sizes))
     return (sizes >= MIN_GROUP_SAMPLES) & (raters >= 2)
 

@@ -51,31 +51,34 @@ METRICS = [
     Metric("mean_sd", "Mean SD per sample", "Average sample SD of each sample's ratings."),
     Metric(
         "best_accuracy",
-        "Human upper bound: accuracy (best per group)",
-        "The paper's figure: in each group the best annotator's accuracy against the others, "
-        "averaged over groups.",
+        "Human upper bound: accuracy (best annotator per group)",
+        "The AmbiStory paper's upper bound (§5.1): each annotator is scored against the other "
+        "annotators who received the same samples; in each group the highest-scoring "
+        "annotator's accuracy (share of their ratings inside the others' band, official "
+        "rule), averaged over groups.",
         "upper bound",
     ),
     Metric(
         "best_spearman",
-        "Human upper bound: Spearman (best per group)",
-        "As above, with the official Spearman against the others' means.",
+        "Human upper bound: Spearman (best annotator per group)",
+        "As above with the official Spearman (the annotator's ratings against the others' "
+        "means); the best annotator of each group is picked for each metric separately.",
         "upper bound",
     ),
     Metric(
         "average_accuracy",
-        "Human upper bound: accuracy (average annotator)",
-        "Every annotator's accuracy against the others of each sample, averaged with each "
-        "annotator weighted by the samples it rated (the share of all ratings inside the "
-        "others' band).",
-        "upper bound",
+        "Average annotator: accuracy against the others",
+        "Not an upper bound: what a typical single annotator achieves. Every annotator's "
+        "accuracy against the others of each sample, averaged with each annotator weighted "
+        "by the samples it rated (the share of all ratings inside the others' band).",
+        "average annotator",
     ),
     Metric(
         "average_spearman",
-        "Human upper bound: Spearman (average annotator)",
-        "Every annotator's Spearman against the others' means, averaged with each annotator "
-        "weighted by the samples it rated.",
-        "upper bound",
+        "Average annotator: Spearman against the others' means",
+        "Not an upper bound: every annotator's Spearman against the others' means, averaged "
+        "with each annotator weighted by the samples it rated.",
+        "average annotator",
     ),
     Metric(
         "loo_spearman",
@@ -115,4 +118,7 @@ def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> 
         "loo": result.loo,
         "split_half": result.split_half,
         "seed": seed,
+        "groups_by_design": result.groups_by_design,
+        "groups": [g for g in result.groups if g["usable"]],
+        "n_small_groups": sum(not g["usable"] for g in result.groups),
     }

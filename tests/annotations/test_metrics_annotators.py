@@ -43,7 +43,7 @@ def test_setup_weights_count_as_copies_of_the_setups_ratings(seed):
 def test_a_row_of_ones_is_the_point_estimate():
     table = RatingTable.from_rows(study(4), {s: s // 6 for s in range(48)})
     ann = metrics_annotators.annotator_scores(table, groups_known=True)
-    ok = np.ones(len(np.unique(ann.sample_group)), bool)
+    ok = np.ones(len(ann.group_samples), bool)
     point = metrics_annotators.upper_bound_figures(ann, ok)
     rows = metrics_annotators.upper_bound_figures(ann, ok, np.ones((2, ann.n_setups)))
     for key, value in point.items():

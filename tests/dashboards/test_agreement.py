@@ -23,8 +23,9 @@ def test_on_dev_it_shows_alpha_mean_sd_and_the_human_upper_bound(
 ):
     page = researcher_client.get("/dashboards/", {"split": dev_split.id})
     html = page.content.decode()
-    for title in ("Krippendorff", "Mean SD per sample", "Human upper bound: accuracy (average"):
+    for title in ("Krippendorff", "Mean SD per sample", "Average annotator: accuracy against"):
         assert title in html
+    assert "Human upper bound: accuracy (average" not in html  # it is no upper bound
     assert "Best-per-group upper bound not shown" in html  # imported: groups unknown
     data = researcher_client.get("/dashboards/agreement.json", {"split": dev_split.id, "boot": 50})
     got = figures(data)
@@ -59,7 +60,8 @@ def test_it_scores_a_dissenting_participant_against_the_others(researcher_client
     assert got["best_spearman"]["value"] == pytest.approx(1.0)
     assert got["loo_spearman"]["value"] == pytest.approx((3 * 1 + -1) / 4)
     html = researcher_client.get("/dashboards/").content.decode()
-    assert "best per group" in html and "Groups: 1 sets" in html
+    assert "best annotator per group" in html and "Groups: 1 sets" in html
+    assert 'id="group-figures"' in html  # the group's own row: best 1.000, average below
     with_all = figures(
         researcher_client.get("/dashboards/agreement.json", {"include_excluded": "on", "boot": 20})
     )
