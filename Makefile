@@ -118,7 +118,10 @@ bench: $(VENV)/.dev $(VENV)/.ml
 # AmbiSite and Potato 2.12.1 side by side under one loopback generator (bench/load/run.py; about
 # 20-30 minutes on the shared 2-core machine). Needs PostgreSQL; makes its own scratch
 # databases and Potato's virtualenv.
-# BENCH_LOAD_ARGS="--participants 50 --tools ambisite" for a shorter run.
+# BENCH_LOAD_ARGS="--participants 50 --tools ambisite" for a shorter run. The release burst
+# (docs/performance.md "Arrival burst"): BENCH_LOAD_ARGS="--burst 500 --within 10 --clients
+# script" (500 arrivals evenly within 10 s, then the study walked; AmbiSite and Potato). The
+# five steady pairs: BENCH_LOAD_ARGS="--participants 200 --clients script", five times.
 bench-load: $(VENV)/.dev
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ambisite} \
 	  $(BIN)/python bench/load/run.py $(BENCH_LOAD_ARGS)

@@ -239,6 +239,11 @@ class Stats:
     errors: list[str] = field(default_factory=list)
     started: float = 0.0  # time.perf_counter() when the participants were let go
     arrived: list[float] = field(default_factory=list)  # when each reached its first item
+    # seconds from each accepted participant's arrival link to its first item page (assets
+    # loaded), and how many participants are past their arrival (accepted, refused, failed)
+    link_to_first: list[float] = field(default_factory=list)
+    past_arrival: int = 0
+    arrivals_done: float = 0.0  # time.perf_counter() when the last one was past it
 
     def note(self, message: str) -> None:
         if len(self.errors) < 50:
@@ -248,6 +253,7 @@ class Stats:
 async def participant(session, base: str, n: int, profile: Profile, stats: Stats) -> None:
     browser = Browser(session, stats)
     accepted = False
+    linked = time.perf_counter()
     try:
         page = await browser.request("GET", profile.arrival_url(base, n))
         for _ in range(MAX_STEPS):
@@ -258,6 +264,7 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
                 return
             if end == "refused" and not accepted:
                 stats.refused += 1
+                stats.past_arrival += 1
                 stats.refusals[page.status] = stats.refusals.get(page.status, 0) + 1
                 if page.status >= 400:  # a "try again later" page: an answer, not an error
                     stats.http_errors[page.status] -= 1
@@ -270,7 +277,9 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
                 if not accepted:
                     accepted = True
                     stats.accepted += 1
+                    stats.past_arrival += 1
                     stats.arrived.append(time.perf_counter())
+                    stats.link_to_first.append(stats.arrived[-1] - linked)
                 t0 = time.perf_counter()
                 page = await profile.rate(browser, page)
                 t1 = time.perf_counter()
@@ -288,14 +297,33 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
             stats.stopped += 1
         else:
             stats.arrival_errors += 1
+            stats.past_arrival += 1
         stats.note(f"{profile.name} participant {n}: {exc!r}"[:300])
 
 
-async def run(base: str, profile: Profile, participants: int, timeout: float) -> Stats:
-    """All participants at once, each in its own browser; stops after ``timeout`` s."""
+def start_delays(participants: int, within: float) -> list[float]:
+    """When each participant opens the arrival link, in seconds from the start: all at once
+    (``within`` 0), or evenly spread over ``within`` seconds (a release burst)."""
+    if within <= 0 or participants <= 1:
+        return [0.0] * participants
+    return [n * within / (participants - 1) for n in range(participants)]
+
+
+async def run(
+    base: str,
+    profile: Profile,
+    participants: int,
+    timeout: float,
+    within: float = 0.0,
+    on_arrivals=None,
+) -> Stats:
+    """All participants, each in its own browser, arriving together or spread evenly over
+    ``within`` s (``start_delays``); stops after ``timeout`` s. ``on_arrivals()`` is called
+    once, as soon as every participant is past its arrival (the burst's CPU split)."""
     import aiohttp
 
     stats = Stats(started=time.perf_counter())
+    delays = start_delays(participants, within)
     client_timeout = aiohttp.ClientTimeout(total=min(120, timeout))
 
     async def one(n: int) -> None:
@@ -304,13 +332,24 @@ async def run(base: str, profile: Profile, participants: int, timeout: float) ->
         # 2 s closes it under a request
         jar = aiohttp.CookieJar(unsafe=True)
         connector = aiohttp.TCPConnector(limit_per_host=6, keepalive_timeout=1.5)
+        await asyncio.sleep(delays[n] - (time.perf_counter() - stats.started))
         async with aiohttp.ClientSession(
             cookie_jar=jar, connector=connector, timeout=client_timeout
         ) as session:
             await participant(session, base, n, profile, stats)
 
+    async def watch() -> None:
+        while stats.past_arrival < participants:
+            await asyncio.sleep(0.02)
+        stats.arrivals_done = time.perf_counter()
+        if on_arrivals is not None:
+            on_arrivals()
+
+    watcher = asyncio.ensure_future(watch())
     tasks = [asyncio.ensure_future(one(n)) for n in range(participants)]
     done, pending = await asyncio.wait(tasks, timeout=timeout)
+    await asyncio.sleep(0.05)  # the watcher sees the last arrival counted
+    watcher.cancel()
     for task in pending:
         task.cancel()
     if pending:
@@ -365,4 +404,17 @@ def summary(stats: Stats) -> dict:
             return round(latencies[min(len(latencies) - 1, int(len(latencies) * p))] * 1000, 1)
 
         out["pair_ms"] = {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99)}
+    out["link_to_first_ms"] = link_percentiles(stats.link_to_first)
     return out
+
+
+def link_percentiles(seconds: list[float]) -> dict[str, float | None]:
+    """p50, p95 and max of the link-to-first-item times, in ms (None without any)."""
+    if not seconds:
+        return {"p50": None, "p95": None, "max": None}
+    ordered = sorted(seconds)
+
+    def pct(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(len(ordered) * p))] * 1000, 1)
+
+    return {"p50": pct(0.5), "p95": pct(0.95), "max": round(ordered[-1] * 1000, 1)}

@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(HERE), str(ROOT)]
 
+import burst  # noqa: E402
 import generator  # noqa: E402
 import tool_ambisite  # noqa: E402
 import tool_potato  # noqa: E402
@@ -89,6 +90,17 @@ class Meter:
         t = os.times()
         self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
         self.load0 = os.getloadavg()[0]
+        self.arrivals: dict | None = None
+
+    def mark_arrivals(self) -> None:
+        """CPU seconds of web and PostgreSQL from the start until every participant is past
+        its arrival (called once, from the generator's event loop)."""
+        web, pg, wall = self.web(), self.pg(), time.perf_counter()
+        self.arrivals = {
+            "wall_s": round(wall - self.t0[4], 2),
+            "web_s": round(web - self.t0[0], 2),
+            "postgresql_s": round(pg - self.t0[1], 2),
+        }
 
     def stop(self) -> dict:
         t = os.times()
@@ -102,6 +114,7 @@ class Meter:
             "other_s": round(max(0.0, busy - web - pg - gen), 1),
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
             "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
+            "until_arrivals": self.arrivals,
         }
 
 
@@ -117,10 +130,15 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait(timeout=10)
 
 
-def drive(base: str, first_url: str, profile, participants: int, timeout: int, meter: Meter):
+def drive(base: str, first_url: str, profile, participants: int, args, meter: Meter):
+    """The participants against one server: all at once, or spread over ``--within`` s
+    for a burst run (``args.within`` set by ``burst.plan``)."""
     asyncio.run(generator.wait_up(first_url))
     meter.start()
-    stats = asyncio.run(generator.run(base, profile, participants, timeout))
+    within = getattr(args, "within_now", 0.0)
+    stats = asyncio.run(
+        generator.run(base, profile, participants, args.timeout, within, meter.mark_arrivals)
+    )
     return stats, meter.stop()
 
 
@@ -137,6 +155,11 @@ def report(stats: generator.Stats, cpu: dict) -> dict:
     out["asset_errors"], out["retries"] = stats.asset_errors, stats.retries
     out["errors"] = stats.errors[:5]
     out["cpu"] = cpu
+    out["rated_before_arrivals_done"] = (
+        sum(1 for _, end in stats.pairs if end <= stats.arrivals_done)
+        if stats.arrivals_done
+        else None
+    )
     n = max(1, out["rated_items"])
     out["cpu_ms_per_item"] = {
         k: round(cpu[f"{k}_s"] * 1000 / n, 2) for k in ("web", "postgresql", "generator")
@@ -155,7 +178,7 @@ def run_ambisite(args, url: str, participants: int, capacity: int, size: str, cl
         meter = Meter(server.pid, run_url.rsplit("/", 1)[1])
         profile = tool_ambisite.AmbiSiteProfile(client)
         first = profile.arrival_url(f"http://{bind}", 0).split("?")[0] + "guidelines/"
-        stats, cpu = drive(f"http://{bind}", first, profile, participants, args.timeout, meter)
+        stats, cpu = drive(f"http://{bind}", first, profile, participants, args, meter)
     finally:
         stop(server)
     out = report(stats, cpu)
@@ -183,7 +206,7 @@ def run_potato(args, samples: dict, participants: int) -> dict:
             f"http://{bind}/",
             tool_potato.PotatoProfile(),
             participants,
-            args.timeout,
+            args,
             meter,
         )
     finally:
@@ -244,9 +267,24 @@ def line(tool: str, n: int, r: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--participants", default="50,200,1.2x", help="counts; Nx = N x capacity")
+    parser.add_argument(
+        "--participants",
+        default=None,
+        help="counts arriving at once, one run each; Nx = N x capacity (default 50,200,1.2x;"
+        " none with --burst unless given)",
+    )
     parser.add_argument("--tools", default="ambisite,potato")
-    parser.add_argument("--setups", type=int, default=200, help="study size (x 6 samples)")
+    parser.add_argument(
+        "--setups", type=int, default=None, help="study size (x 6 samples; 200, or --burst's N)"
+    )
+    parser.add_argument(
+        "--burst",
+        type=int,
+        default=0,
+        help="a release burst: N participants arriving evenly within --within seconds, then "
+        "walking the study (bench/load/burst.py); one run per tool and AmbiSite variant",
+    )
+    parser.add_argument("--within", type=float, default=10.0, help="the burst's seconds")
     parser.add_argument(
         "--sizes",
         default="3x4",
@@ -265,25 +303,34 @@ def main() -> None:
     parser.add_argument(
         "--smoke",
         action="store_true",
-        help="CI size: AmbiSite only (Potato's venv needs the network), 4 participants on 32 "
-        "setups, gunicorn 1x2, browsers without scripts; results in a temporary folder",
+        help="CI size: AmbiSite only (Potato's venv needs the network), 4 participants on 30 "
+        "setups, then a burst of 30 within 2 s (the study full: quotas exact), gunicorn 1x2, "
+        "browsers without scripts; results in a temporary folder",
     )
     args = parser.parse_args()
     if args.smoke:
         import tempfile
 
         scratch = os.environ.get("BENCH_SCRATCH_DIR") or tempfile.mkdtemp(prefix="bench-load-")
-        args.tools, args.participants, args.setups = "ambisite", "4", 32
+        args.tools, args.participants, args.setups = "ambisite", "4", 30
+        args.burst, args.within = 30, 2.0
         args.sizes, args.clients, args.timeout = "1x2", "form", 180
         args.out = str(Path(scratch) / "load.json")
+    if args.participants is None:
+        args.participants = "" if args.burst else "50,200,1.2x"
+    if args.setups is None:
+        args.setups = max(args.burst, tool_ambisite.PER_PARTICIPANT) if args.burst else 200
     tools = [t for t in args.tools.split(",") if t]
     url = os.environ.get("DATABASE_URL", "")
     if "ambisite" in tools and not url.startswith(("postgres://", "postgresql://")):
         raise SystemExit("DATABASE_URL must point to PostgreSQL")
     capacity = args.setups * 6 * tool_ambisite.RATINGS // tool_ambisite.PER_PARTICIPANT
-    plan = counts(args.participants, capacity)
+    steady = counts(args.participants, capacity) if args.participants else []
+    plan = [(n, 0.0) for n in steady]
+    if args.burst:
+        plan += [(counts(str(args.burst), capacity)[0], args.within)]
     data = json.loads((ROOT / "data" / "ambistory" / "train.json").read_text())
-    samples = dict(list(data.items())[: args.setups * 6])
+    samples = burst.study_samples(data, args.setups)
     if "potato" in tools:
         tool_potato.ensure_venv()
     if "ambisite" in tools:
@@ -303,7 +350,8 @@ def main() -> None:
         "tool     part |   sustained   | pair latency (rating + next page)  | arrivals acc/ref/err"
     )
     try:
-        for n in plan:
+        for n, within in plan:
+            args.within_now = within
             for tool in tools:
                 variants = (
                     [(s, c) for s in args.sizes.split(",") for c in args.clients.split(",")]
@@ -320,10 +368,15 @@ def main() -> None:
                     results["runs"].append(r)
                     name = f"{tool} {size} {client}" if tool == "ambisite" else tool
                     print(line(name, n, r), flush=True)
+                    if within:
+                        r["within_s"], r["burst"] = within, burst.summary(r)
+                        print(burst.line(name, n, within, r), flush=True)
     finally:
         if "ambisite" in tools:
             tool_ambisite.drop_databases(url)
-    results["ratios"] = ratios(results["runs"])
+    results["ratios"] = ratios([r for r in results["runs"] if "burst" not in r])
+    for text in burst.ratio_lines(results["runs"]):
+        print(text)
     for r in results["ratios"]:
         print(
             f"AmbiSite ({r['ambisite_size']}, {r['ambisite_client']})/Potato at"

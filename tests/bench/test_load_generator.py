@@ -73,6 +73,28 @@ def test_it_says_when_participants_reached_their_first_item():
     assert out["items_per_s"] is None and out["window_s"] is None  # no pairs yet
 
 
+def test_a_burst_spreads_the_arrivals_evenly_over_its_seconds():
+    assert generator.start_delays(3, 0) == [0.0, 0.0, 0.0]  # all at once, as before
+    assert generator.start_delays(5, 10) == [0.0, 2.5, 5.0, 7.5, 10.0]
+    assert generator.start_delays(1, 10) == [0.0]
+
+
+def test_link_to_first_item_percentiles_are_in_ms():
+    out = generator.link_percentiles([0.1 * n for n in range(1, 21)])  # 0.1 .. 2.0 s
+    assert out == {"p50": 1100.0, "p95": 2000.0, "max": 2000.0}
+    assert generator.link_percentiles([]) == {"p50": None, "p95": None, "max": None}
+
+
+def test_a_burst_study_repeats_the_split_past_its_end_as_new_setups():
+    import burst
+
+    data = {str(i): {"precontext": f"p{i // 6}", "sample_id": str(i)} for i in range(12)}
+    assert list(burst.study_samples(data, 1)) == [str(i) for i in range(6)]
+    out = burst.study_samples(data, 5)  # 2 setups in the file: 3 more as copies
+    assert len(out) == 30 and len({(s["precontext"], s["sample_id"]) for s in out.values()}) == 30
+    assert out["c1-7"]["precontext"] == "p1 [copy 1]" and out["c2-0"]["sample_id"] == "c2-0"
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("client", ["script", "form"])
 def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server, client):
@@ -103,3 +125,23 @@ def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server
     # followed; script: fetched with the redirect followed, then loaded as a page again)
     per_item = {"script": 1, "form": 2}[client]
     assert stats.requests / n - 5 * per_item in range(5, 15)  # arrival, assets, the end
+    assert len(stats.link_to_first) == n and all(0 < t < 20 for t in stats.link_to_first)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_burst_lets_the_participants_in_over_its_seconds(live_server):
+    """Spread over 1 s, the last arrival starts about 1 s after the first, and the callback
+    fires once every participant is past its arrival."""
+    from studies.models import CheckQuestion
+    from tests.studies.helpers import open_study
+
+    open_study(4, per_participant=4, ratings=2, checks=1, slug=tool_ambisite.SLUG)
+    CheckQuestion.objects.update(tolerance=4)
+    marks: list[int] = []
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        profile = tool_ambisite.AmbiSiteProfile("script")
+        walk = generator.run(live_server.url, profile, 2, 20, 1.0, lambda: marks.append(1))
+        stats = pool.submit(asyncio.run, walk).result()
+    assert stats.errors == [] and (stats.accepted, stats.finished) == (2, 2)
+    assert marks == [1] and stats.past_arrival == 2
+    assert stats.arrivals_done - stats.started >= 1.0  # the second left 1 s after the first

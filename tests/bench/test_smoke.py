@@ -85,6 +85,16 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
     assert re.search(r"^ambisite 1x2 form\s+4 \|\s+[\d.]+ items/s", out, re.M), out
     assert "arrivals 4/0/0 | finished 4 | HTTP errors 0" in out
     assert re.search(r"integrity OK: .* stored (\d+) = acknowledged \1", out)
+    # the burst: 30 arrivals within 2 s fill the 30-place study, every sample at its quota
+    burst = re.search(
+        r"^burst ambisite 1x2 form 30 in 2 s \| link to first item p50 [\d.]+ p95 ([\d.]+) max"
+        r" [\d.]+ ms \| arrivals 30/0/0 \| errors 0 \| finished 30 \| quotas exact \| CPU per"
+        r" arrival web ([\d.]+) PG [\d.]+ ms",
+        out,
+        re.M,
+    )
+    assert burst and float(burst.group(1)) > 0 and float(burst.group(2)) > 0, out
+    assert "not exactly at quota 0" in out
     assert (tmp_path / "load.json").is_file()
 
 
