@@ -1,17 +1,20 @@
 """Which participant rates which sample: slots, batches, release and replacement.
 
 Every study sample has ``ratings_per_sample`` slots (rows). A participant's batch is a set of
-reserved slots, one per setup at most. Safety under many web processes comes from the
-database, never from a Python lock:
+reserved slots, one per *unit* at most: the setup, or in a one-item-per-word study
+(``Study.one_item_per_word``, RAW-C's design) the word (``batch_unit``; below, "setup" reads
+as the unit: ``Candidate.setup_id`` and ``SetupFree.setup_id`` then hold the word's id).
+Safety under many web processes comes from the database, never from a Python lock:
 
 * candidates are read without locks, then claimed with ``SELECT ... FOR UPDATE SKIP LOCKED``
   (PostgreSQL), so two arrivals never wait on or take the same slot;
 * the claim is one compare-and-set ``UPDATE ... WHERE id IN (...) AND status = 'free'`` that
   must touch every chosen row, so SQLite (which ignores row locks) stays correct too: a lost
   race rolls the whole reservation back and it is retried;
-* unique constraints refuse two slots of one setup for a participant and two slots at one
-  batch position; ``(study, sample, number)`` is unique, so a sample never has more slots
-  than wanted (replacements for excluded raters take the next number);
+* unique constraints refuse two slots of one setup (or of one word, ``Slot.word``) for a
+  participant and two slots at one batch position; ``(study, sample, number)`` is unique,
+  so a sample never has more slots than wanted (replacements for excluded raters take the
+  next number);
 * a participant row and its batch are created in one transaction per attempt
   (``batch_reserve``): a refused or lost attempt leaves nothing, and the retry back-off
   sleeps with no transaction open, so no lock is held while waiting.
@@ -24,12 +27,7 @@ the late sessions (``participants_expire``, one short transaction each) and trie
 Rating marks a slot done with one compare-and-set UPDATE (``studies.services``), so the
 rating path costs one write per item besides the rating itself.
 
-Adaptive allocation (``Study.adaptive``) opens ``ratings_per_sample`` slots per sample and
-adds more in growth rounds (``slots_grow``, the rule in ``studies.adaptive``). A round runs
-when an arrival finds no batch, never on the rating path. Rounds queue on the study row
-(``SELECT ... FOR UPDATE``), so two rounds never count the same allotment twice: a sample
-never gets more than ``max_ratings_per_sample`` non-void slots and the study never more
-than its budget. New slots take the next number, as replacements do.
+Adaptive allocation adds slots in growth rounds: ``studies.growth``.
 """
 
 from __future__ import annotations
@@ -37,7 +35,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max, Q, Value
@@ -46,9 +44,8 @@ from django.utils import timezone
 
 from annotations.models import Rating
 
-from . import adaptive, sql
+from . import sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
-from .shown_texts import valid_in_study
 
 RESERVE_ATTEMPTS = 8
 LOCK_ROUNDS = 3
@@ -61,8 +58,21 @@ class BatchUnavailable(Exception):
 
 class Candidate(NamedTuple):
     slot_id: int
-    setup_id: int
+    setup_id: int  # the batch unit's id (``batch_unit``)
     number: int
+
+
+def batch_unit(study: Study) -> str:
+    """The ``Slot`` column a batch takes one slot of at most: the setup, or the word in a
+    one-item-per-word study (``sql.UNITS``). The one rule every batch read follows."""
+    return "word_id" if study.one_item_per_word else "setup_id"
+
+
+def _sample_units(study: Study) -> str:
+    """``batch_unit`` as a lookup from a study sample."""
+    if study.one_item_per_word:
+        return "sample__story__setup__homonym_id"
+    return "sample__story__setup_id"
 
 
 def batch_problem(study: Study) -> str | None:
@@ -84,13 +94,13 @@ def batch_problem(study: Study) -> str | None:
             f"The rating budget must cover the first {study.ratings_per_sample} ratings of "
             f"each of the {n_samples} samples ({n_samples * study.ratings_per_sample})."
         )
-    setups = (
-        StudySample.objects.filter(study=study).values("sample__story__setup_id").distinct().count()
-    )
+    units = StudySample.objects.filter(study=study).values(_sample_units(study)).distinct()
+    setups = units.count()
     if study.samples_per_participant > setups:
+        noun = "words" if study.one_item_per_word else "setups"
         return (
             f"Each participant would need {study.samples_per_participant} samples from "
-            f"different setups, but the study's samples come from only {setups} setups."
+            f"different {noun}, but the study's samples come from only {setups} {noun}."
         )
     if (
         study.attention_checks_per_batch
@@ -101,14 +111,22 @@ def batch_problem(study: Study) -> str | None:
 
 
 def slots_create(study: Study) -> int:
-    """Create the missing slots 1..ratings_per_sample of every study sample; idempotent."""
+    """Create the missing slots 1..ratings_per_sample of every study sample; idempotent.
+    In a one-item-per-word study each slot carries its sample's word."""
     have = set(Slot.objects.filter(study=study).values_list("sample_id", "number"))
     rows = StudySample.objects.filter(study=study).values_list(
-        "sample_id", "sample__story__setup_id"
+        "sample_id", "sample__story__setup_id", "sample__story__setup__homonym_id"
     )
+    per_word = study.one_item_per_word
     new = [
-        Slot(study=study, sample_id=sample_id, setup_id=setup_id, number=number)
-        for sample_id, setup_id in rows
+        Slot(
+            study=study,
+            sample_id=sample_id,
+            setup_id=setup_id,
+            word_id=word_id if per_word else None,
+            number=number,
+        )
+        for sample_id, setup_id, word_id in rows
         for number in range(1, study.ratings_per_sample + 1)
         if (sample_id, number) not in have
     ]
@@ -176,7 +194,7 @@ def _free_setups(
     (already in the batch). One GROUP BY over the study's free slots, a row per setup and
     slot number, instead of a row per slot."""
     with connection.cursor() as cursor:
-        cursor.execute(sql.slot_free_counts(), [study.pk])
+        cursor.execute(sql.slot_free_counts(batch_unit(study)), [study.pk])
         counts = {(setup_id, number): n for setup_id, number, n in cursor.fetchall()}
     for cand in skipped:
         key = (cand.setup_id, cand.number)
@@ -189,7 +207,7 @@ def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list
     """The free slots of ``setups`` at their lowest number (a few per setup), but ``skip``."""
     with connection.cursor() as cursor:
         cursor.execute(
-            sql.slot_lowest(len(setups)),
+            sql.slot_lowest(len(setups), batch_unit(study)),
             [study.pk, *(v for s in setups for v in (s.setup_id, s.low))],
         )
         return [Candidate(*row) for row in cursor.fetchall() if row[0] not in skip]
@@ -304,98 +322,11 @@ def pending_holds_block(study: Study) -> bool:
     setups = (
         Slot.objects.filter(study=study)
         .filter(Q(status=Slot.Status.FREE) | pending)
-        .values("setup_id")
+        .values(batch_unit(study))
         .distinct()
         .count()
     )
     return setups >= study.samples_per_participant
-
-
-COUNTED = (Slot.Status.FREE, Slot.Status.RESERVED, Slot.Status.DONE)
-
-
-def _growth_states(study: Study) -> list[adaptive.SampleState]:
-    """Every study sample's valid ratings in this study and its counted slots (2 queries)."""
-    wanted: dict[int, int] = {}
-    pending: dict[int, int] = {}
-    setup: dict[int, int] = {}
-    rows = Slot.objects.filter(study=study, status__in=COUNTED).values_list(
-        "sample_id", "setup_id", "status"
-    )
-    for sample_id, setup_id, status in rows:
-        wanted[sample_id] = wanted.get(sample_id, 0) + 1
-        pending[sample_id] = pending.get(sample_id, 0) + (status != Slot.Status.DONE)
-        setup[sample_id] = setup_id
-    scores: dict[int, list[int]] = {}
-    ratings = (  # valid: no excluded rater, the texts the study shows now
-        Rating.objects.filter(valid_in_study(study))
-        .filter(rater__participant__study=study, sample_id__in=list(wanted))
-        .values_list("sample_id", "score")
-    )
-    for sample_id, score in ratings:
-        scores.setdefault(sample_id, []).append(score)
-    return [
-        adaptive.SampleState(
-            key=sid,
-            group=setup[sid],
-            scores=tuple(scores.get(sid, ())),
-            wanted=wanted[sid],
-            pending=pending[sid],
-        )
-        for sid in wanted
-    ]
-
-
-def slots_grow(study: Study) -> int:
-    """One adaptive growth round (``studies.adaptive.grow``): a new free slot for each
-    chosen sample. Returns how many were added (0 for a study without adaptive allocation).
-    Runs in its own transaction, queued on the study row."""
-    if not study.adaptive:
-        return 0
-    with transaction.atomic():
-        study = Study.objects.select_for_update().get(pk=study.pk)
-        if not study.adaptive or study.status != Study.Status.OPEN:
-            return 0
-        states = _growth_states(study)
-        free = Slot.objects.filter(study=study, status=Slot.Status.FREE)
-        picks: set[Any] = set(  # sample ids (the growth rule keys states by sample id)
-            adaptive.grow(
-                states,
-                maximum=study.max_ratings_per_sample,
-                target_width=study.target_width,
-                budget_left=study.budget(len(states)) - sum(s.wanted for s in states),
-                batch_groups=study.samples_per_participant,
-                free_groups=frozenset(free.values_list("setup_id", flat=True)),
-                sd_floor=adaptive.SD_FLOOR,
-                rule=study.adaptive_rule,
-            )
-        )
-        if not picks:
-            return 0
-        tops = dict(
-            Slot.objects.filter(study=study, sample_id__in=picks)
-            .values("sample_id")
-            .annotate(top=Max("number"))
-            .values_list("sample_id", "top")
-        )
-        groups: dict[Any, Any] = {s.key: s.group for s in states}
-        Slot.objects.bulk_create(
-            Slot(study=study, sample_id=sid, setup_id=groups[sid], number=tops[sid] + 1)
-            for sid in picks
-        )
-        return len(picks)
-
-
-def growth_pending(study: Study) -> bool:
-    """Whether an adaptive study may still add places once the ratings being given now are
-    in: budget left and some slot still reserved (an arrival is then told to come back)."""
-    if not study.adaptive:
-        return False
-    counted = Slot.objects.filter(study=study, status__in=COUNTED).count()
-    n_samples = StudySample.objects.filter(study=study).count()
-    if counted >= study.budget(n_samples):
-        return False
-    return Slot.objects.filter(study=study, status=Slot.Status.RESERVED).exists()
 
 
 def slots_release(participant: Participant) -> int:
@@ -417,6 +348,7 @@ def _replacement(slot: Slot) -> None:
                     study_id=slot.study_id,
                     sample_id=slot.sample_id,
                     setup_id=slot.setup_id,
+                    word_id=slot.word_id,
                     number=(top or 0) + 1,
                 )
             return

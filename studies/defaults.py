@@ -364,6 +364,7 @@ class KindTexts:
     checks: list[dict] = field(default_factory=list)
     attention_checks_per_batch: int = 1
     scale_words: dict[int, str] = field(default_factory=dict)
+    one_item_per_word: bool = False  # Study.one_item_per_word of a new study
 
 
 # Per task kind (``annotations.kinds``): what its studies show and start with.
@@ -385,6 +386,7 @@ KIND_TEXTS: dict[str, KindTexts] = {
         RELATEDNESS_CHECKS,
         attention_checks_per_batch=2,
         scale_words=RELATEDNESS_SCALE_WORDS,
+        one_item_per_word=True,  # RAW-C: "no word was repeated twice ... for the same participant"
     ),
     "sense_choice": KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0),
 }

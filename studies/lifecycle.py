@@ -54,6 +54,7 @@ def study_create(
     fields.setdefault("completion_code", defaults.new_code())
     fields.setdefault("screenout_code", defaults.new_code())
     fields.setdefault("attention_checks_per_batch", kind.attention_checks_per_batch)
+    fields.setdefault("one_item_per_word", kind.one_item_per_word)
     questions = fields.pop("questions", None) or kind.checks
     study = Study.objects.create(title=title, slug=slug, created_by=by, **fields)
     CheckQuestion.objects.bulk_create(
@@ -70,6 +71,13 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     started = study.status != Study.Status.DRAFT
     if started and fields.get("task_kind", study.task_kind) != study.task_kind:
         raise StudyError("The task kind can only be changed while the study is a draft.")
+    per_word = fields.get("one_item_per_word", study.one_item_per_word)
+    if started and per_word != study.one_item_per_word:
+        raise StudyError("One item per word can only be changed while the study is a draft.")
+    if fields.get("task_kind", study.task_kind) != study.task_kind:  # a draft's new kind
+        fields.setdefault(
+            "one_item_per_word", defaults.for_kind(fields["task_kind"]).one_item_per_word
+        )
     study.task_kind = fields.pop("task_kind", study.task_kind)
     if samples is not None:
         if started:

@@ -15,6 +15,7 @@ from django.utils import timezone
 from annotations.models import SENSE_CANDIDATES_MAX, TaskKind, TextVersion
 
 from . import activities
+from .querysets import ParticipantQuerySet
 
 PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
 TIME_LIMIT_MAX_MINUTES = 7 * 24 * 60  # a week: a batch is never held longer
@@ -96,6 +97,11 @@ class Study(models.Model):
         "the maximum.",
     )
     samples_per_participant = models.PositiveSmallIntegerField(default=30)
+    one_item_per_word = models.BooleanField(
+        default=False,
+        help_text="A batch never holds two items of one word (RAW-C's design; relatedness "
+        "studies start with it on). Fixed once the study is opened.",
+    )
     attention_checks_per_batch = models.PositiveSmallIntegerField(default=1)
     guidelines = models.TextField(blank=True)
     completion_code = models.CharField(max_length=64)
@@ -220,21 +226,6 @@ class StudyText(models.Model):
 
     def __str__(self) -> str:
         return f"{self.study} shows {self.kind} {self.object_id} v{self.version}"
-
-
-class ParticipantQuerySet(models.QuerySet):
-    def search(self, text: str) -> ParticipantQuerySet:
-        """Participants whose PID (or PID before a reset), pseudonym or client contains
-        ``text`` (case-insensitive); all of them for an empty ``text``."""
-        text = text.strip()
-        if not text:
-            return self
-        return self.filter(
-            Q(prolific_pid__icontains=text)
-            | Q(pid_before_reset__icontains=text)
-            | Q(rater__pseudonym__icontains=text)
-            | Q(client__icontains=text)
-        )
 
 
 class Participant(models.Model):
@@ -380,7 +371,8 @@ class CheckQuestion(models.Model):
 class Slot(models.Model):
     """The k-th wanted rating of one study sample. Slots are created when the study opens;
     a participant's batch is the set of slots they reserved. ``setup`` is copied from the
-    sample so the database itself can refuse two samples of one setup per participant."""
+    sample so the database itself can refuse two samples of one setup per participant, and
+    in a one-item-per-word study ``word`` two samples of one word."""
 
     class Status(models.TextChoices):
         FREE = "free", "Free"
@@ -392,6 +384,10 @@ class Slot(models.Model):
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="slots")
     sample = models.ForeignKey("annotations.Sample", on_delete=models.PROTECT, related_name="+")
     setup = models.ForeignKey("annotations.Setup", on_delete=models.PROTECT, related_name="+")
+    # the sample's word, only in a one-item-per-word study (else NULL): the batch's unit then
+    word = models.ForeignKey(
+        "annotations.Homonym", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
     number = models.PositiveSmallIntegerField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.FREE)
     participant = models.ForeignKey(
@@ -411,6 +407,11 @@ class Slot(models.Model):
                 fields=["participant", "setup"],
                 condition=Q(participant__isnull=False),
                 name="one_setup_per_participant",
+            ),
+            models.UniqueConstraint(
+                fields=["participant", "word"],
+                condition=Q(participant__isnull=False) & Q(word__isnull=False),
+                name="one_word_per_participant",
             ),
             models.UniqueConstraint(
                 fields=["participant", "position"],

@@ -29,14 +29,13 @@ from . import holds, late, qualification
 from .assignment import (
     BatchUnavailable,
     batch_reserve,
-    growth_pending,
     pending_holds_block,
-    slots_grow,
     slots_release,
 )
 from .errors import SessionOver as SessionOver
 from .errors import StudyBusy, StudyError
 from .errors import TextChanged as TextChanged
+from .growth import growth_pending, slots_grow
 from .holds import hold_end as _expire
 from .lifecycle import participant_exclude as participant_exclude
 from .lifecycle import participant_include as participant_include

@@ -88,20 +88,33 @@ def shown_sql() -> ShownSql:
 _SLOTS = Slot._meta.db_table  # a plain identifier: these reads name it as is
 
 
-def slot_free_counts() -> str:
-    """Free slots per (setup, slot number) of a study (params: study id)."""
+# The columns a batch may take one slot of at most (``assignment.batch_unit``).
+UNITS = ("setup_id", "word_id")
+
+
+def _unit(unit: str) -> str:
+    if unit not in UNITS:
+        raise ValueError(f"unknown batch unit {unit!r}")
+    return unit
+
+
+def slot_free_counts(unit: str = "setup_id") -> str:
+    """Free slots per (unit, slot number) of a study (params: study id); ``unit`` is a
+    column of ``UNITS``."""
+    unit = _unit(unit)
     return (
-        f"SELECT setup_id, number, count(*) FROM {_SLOTS}"
-        " WHERE study_id = %s AND status = 'free' GROUP BY setup_id, number"
+        f"SELECT {unit}, number, count(*) FROM {_SLOTS}"
+        f" WHERE study_id = %s AND status = 'free' GROUP BY {unit}, number"
     )
 
 
-def slot_lowest(n_setups: int) -> str:
-    """Free slots of ``n_setups`` (setup, number) pairs (params: study id, then the
+def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
+    """Free slots of ``n_setups`` (unit, number) pairs (params: study id, then the
     pairs)."""
-    pairs = " OR ".join("(setup_id = %s AND number = %s)" for _ in range(n_setups))
+    unit = _unit(unit)
+    pairs = " OR ".join(f"({unit} = %s AND number = %s)" for _ in range(n_setups))
     return (
-        f"SELECT id, setup_id, number FROM {_SLOTS}"
+        f"SELECT id, {unit}, number FROM {_SLOTS}"
         f" WHERE study_id = %s AND status = 'free' AND ({pairs})"
     )
 
@@ -279,8 +292,9 @@ def claim_and_rate(claim: str, write: str, item: str | None) -> str:
 
 def statements() -> Iterator[tuple[str, str]]:
     """(name, SQL) of every statement above, in each of its shapes (the column test)."""
-    yield "slot_free_counts", slot_free_counts()
-    yield "slot_lowest", slot_lowest(2)
+    for unit in UNITS:
+        yield "slot_free_counts", slot_free_counts(unit)
+        yield "slot_lowest", slot_lowest(2, unit)
     yield "slot_lock_free", slot_lock_free(3)
     yield "slot_reserve", slot_reserve(2)
     for by_token in (False, True):

@@ -13,9 +13,17 @@ from studies.models import Study
 DATA = Path(__file__).resolve().parents[2] / "data"
 
 
-def rawc_samples(n_pairs: int = 12) -> list[Sample]:
+def rawc_samples(n_pairs: int = 12, per_word: int = 2) -> list[Sample]:
+    """The first ``n_pairs`` of RAW-C's pairs taking ``per_word`` pairs of each word (a
+    relatedness study's batch holds one pair per word: a few words are needed)."""
     data = load_rawc(DATA / "rawc")
-    rawc_import(data=RawcData(pairs=data.pairs[:n_pairs], judgments=[]))
+    taken: dict[str, int] = {}
+    pairs = []
+    for pair in data.pairs:
+        if len(pairs) < n_pairs and taken.get(pair.word, 0) < per_word:
+            taken[pair.word] = taken.get(pair.word, 0) + 1
+            pairs.append(pair)
+    rawc_import(data=RawcData(pairs=pairs, judgments=[]))
     return list(Sample.objects.filter(split__dataset__name="raw-c").order_by("position"))
 
 

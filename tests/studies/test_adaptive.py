@@ -10,7 +10,7 @@ import pytest
 from annotations.models import Rating, Sample
 from studies import services
 from studies.adaptive import SampleState, grow, interval_width
-from studies.assignment import slots_grow
+from studies.growth import slots_grow
 from studies.models import Slot
 
 from .helpers import open_study, pid, qualify
@@ -121,7 +121,7 @@ def test_a_fixed_study_never_grows():
 
 @pytest.mark.django_db
 def test_growth_reads_only_the_ratings_of_the_current_texts():
-    from studies.assignment import _growth_states
+    from studies.growth import _growth_states
     from studies.text_corrections import sample_texts_correct
 
     study = open_study(1, per_participant=1, ratings=2, checks=0, adaptive=True)
