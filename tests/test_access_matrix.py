@@ -265,6 +265,7 @@ RULES: dict[str, dict[str, Callable]] = {
     # the writing pages of a writing study (Figures 2 and 3): like the rating pages
     "write:sentences": PARTICIPANT,
     "write:endings": PARTICIPANT,
+    "write:ending_at": PARTICIPANT,  # Figure 3's Back: an ending written before
     "dashboards:rater_exclusion": POST_ONLY_SITE,
     "wug:annotate": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
@@ -349,6 +350,7 @@ def url_values(staff, study, participant) -> dict:
         "participant_pk": participant.pk,
         "sample_pk": Sample.objects.filter(studies=study).first().pk,
         "pos": 0,
+        "position": 0,
         "action": "pause",
         "setup_id": Setup.objects.first().pk,
         "rater_id": Rater.objects.first().pk,

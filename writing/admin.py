@@ -46,3 +46,9 @@ class PrecontextAdmin(ReadOnly):
 class ReviewDecisionAdmin(ReadOnly):
     list_display = ("decision", "text_after", "reason", "by", "at")
     list_filter = ("decision",)
+
+
+@admin.register(models.EndingEdit)
+class EndingEditAdmin(ReadOnly):
+    list_display = ("ending", "text_before", "late", "at")
+    list_filter = ("late",)

@@ -258,6 +258,9 @@ ENDING_UI = {
     "placeholder": "Write your ending sentence here.",
     "comment": "(Optional) Space for you to add comments.",
     "definitions": "Show word definitions",
+    # not in the paper (its Figure 3 shows the Back button, not what a written item says)
+    "saved": "You have written this ending already. Change it and press Next to save the "
+    "change, or press Next to keep it as it is.",
 }
 
 # Appendix B.2 (precontext) and B.1 (clean-up), word for word; {slots} are filled by

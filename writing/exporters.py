@@ -46,6 +46,16 @@ def _ending(e: Ending) -> dict:
         "comment": e.comment,
         "story_id": e.story_id,
         **_review(e),
+        # the writer's changes after going Back (Figure 3): what each one replaced
+        "writer_edits": [
+            {
+                "text_before": x.text_before,
+                "comment_before": x.comment_before,
+                "late": x.late,
+                "at": x.at.isoformat(),
+            }
+            for x in e.edits.all()
+        ],
     }
 
 
@@ -61,8 +71,12 @@ def iter_writing_json() -> Iterator[str]:
     yield '{"sentences": ['
     for n, s in enumerate(sentences.iterator(chunk_size=500)):
         written = getattr(s, "written", None)
-        endings = Ending.objects.filter(slot__written__sentence=s).select_related(
-            "participant__rater", "participant__study", "slot__sense", "reviewed_by"
+        endings = (
+            Ending.objects.filter(slot__written__sentence=s)
+            .select_related(
+                "participant__rater", "participant__study", "slot__sense", "reviewed_by"
+            )
+            .prefetch_related("edits")
         )
         record = {
             "id": s.pk,

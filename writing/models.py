@@ -260,6 +260,24 @@ class Ending(Reviewed):
         return self.final_text
 
 
+class EndingEdit(models.Model):
+    """A writer's change of their own ending after going Back to it (Figure 3's Back
+    button): the text and comment it replaced, so nothing a writer sent is lost. The ending
+    holds the new text; ``late`` says the change was sent after the time limit."""
+
+    ending = models.ForeignKey(Ending, on_delete=models.CASCADE, related_name="edits")
+    text_before = models.TextField()
+    comment_before = models.TextField(blank=True)
+    late = models.BooleanField(default=False)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ending_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.text_before[:40]} (changed {self.at:%Y-%m-%d %H:%M})"
+
+
 class Cleanup(LLMRequest):
     """A spelling clean-up suggested with a B.1 prompt, shown as a diff; the researcher
     accepts it (it becomes the edited text) or rejects it."""

@@ -25,18 +25,17 @@ class EndingRow:
     sense: Sense
     other: Sense
     written: bool
+    ending: Ending | None = None  # the writer's ending, when written
 
 
 def ending_rows(participant: Participant | None, slots: list[EndingSlot]) -> list[EndingRow]:
     """The writer's held slots in order with their texts and whether each is written
     (``participant`` None: a preview, nothing written)."""
     ids = [s.pk for s in slots]
-    written = set(
-        Ending.objects.filter(participant=participant, slot_id__in=ids).values_list(
-            "slot_id", flat=True
-        )
+    endings = (
+        {e.slot_id: e for e in Ending.objects.filter(participant=participant, slot_id__in=ids)}
         if participant
-        else []
+        else {}
     )
     full = EndingSlot.objects.filter(pk__in=ids).select_related(
         "sense",
@@ -57,7 +56,8 @@ def ending_rows(participant: Participant | None, slots: list[EndingSlot]) -> lis
                 sentence=setup.sentence,
                 sense=slot.sense,
                 other=other,
-                written=slot.pk in written,
+                written=slot.pk in endings,
+                ending=endings.get(slot.pk),
             )
         )
     return rows

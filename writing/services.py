@@ -24,6 +24,7 @@ from . import defaults, rules
 from .models import (
     Draw,
     Ending,
+    EndingEdit,
     EndingSlot,
     Reviewed,
     SensePair,
@@ -336,9 +337,11 @@ def ending_submit(
     *, participant: Participant, slot_id: int, text: str, comment: str = ""
 ) -> Ending:
     """Save the ending for one of the writer's slots (finishing the writer after the
-    last). ``Refused`` (text kept as the slot's draft, committed) when it contains the
-    ambiguous word or is empty or too long."""
-    text = text.strip()
+    last), or change it when the writer went Back to it (``EndingEdit`` keeps what it
+    replaced; the same text sent again changes nothing). ``Refused`` (text kept as the
+    slot's draft, committed) when it contains the ambiguous word or is empty or too long,
+    and (nothing stored) for a change of an ending a researcher has begun to review."""
+    text, comment = text.strip(), comment.strip()[:2000]
     with transaction.atomic():
         participant, late_text = _writer(participant)
         slot = locks.own_row(
@@ -347,17 +350,63 @@ def ending_submit(
         if slot is None:
             raise (TooLate if late_text else WritingError)(_not_yours(late_text))
         existing = Ending.objects.filter(slot=slot, participant=participant).first()
-        if existing:
-            return existing
+        if existing and (existing.text, existing.comment) == (text, comment):
+            return existing  # sent twice, or sent again unchanged from the Back page
+        if existing and not ending_editable(existing):
+            raise Refused("A researcher is already reviewing this ending: it can no longer change.")
         problem = rules.ending_problem(text, slot.written.setup.homonym.form)
+        if problem is None and existing:
+            return _ending_change(participant, existing, text, comment, late_text)
         if problem is None:
             return _ending_save(participant, slot, text, comment, late_text)
-        EndingSlot.objects.filter(pk=slot.pk).update(
-            draft=text[:2000], draft_comment=comment.strip()[:2000]
-        )
+        EndingSlot.objects.filter(pk=slot.pk).update(draft=text[:2000], draft_comment=comment)
         if late_text:
             _time_out(participant)
     raise _refused(problem, late_text)
+
+
+def ending_editable(ending: Ending) -> bool:
+    """Whether the writer may still change ``ending`` (Back, then Next): not before a
+    researcher has looked at it (a decision, a clean-up or a story)."""
+    return (
+        ending.decision == Reviewed.Decision.PENDING
+        and ending.story_id is None
+        and not ending.cleanups.exists()
+    )
+
+
+def _ending_change(
+    participant: Participant, ending: Ending, text: str, comment: str, late_text: bool
+) -> Ending:
+    """The writer's new text for an ending they wrote before: the old one goes to
+    ``EndingEdit``; a change sent late marks the ending late and times the writer out."""
+    EndingEdit.objects.create(
+        ending=ending, text_before=ending.text, comment_before=ending.comment, late=late_text
+    )
+    ending.text, ending.comment, ending.late = text, comment, ending.late or late_text
+    ending.save(update_fields=["text", "comment", "late"])
+    EndingSlot.objects.filter(pk=ending.slot_id).update(draft="", draft_comment="")
+    if late_text:
+        _time_out(participant)
+    return ending
+
+
+@transaction.atomic
+def ending_back(*, participant: Participant, slot_id: int, text: str, comment: str = "") -> int:
+    """Figure 3's Back button: the position of the ending before ``slot_id`` in the
+    writer's list. What is typed for a slot not written yet is kept as its draft (no rule
+    checked); on an ending already written, an unsent change is dropped (Next saves one)."""
+    participant = _active(participant)
+    slot = locks.own_row(EndingSlot.objects.all(), participant, pk=slot_id)
+    if slot is None:
+        raise WritingError("That story is not one of yours.")
+    if not slot.position:
+        raise WritingError("This is your first story: there is none before it.")
+    if not Ending.objects.filter(slot=slot, participant=participant).exists():
+        EndingSlot.objects.filter(pk=slot.pk).update(
+            draft=text.strip()[:2000], draft_comment=comment.strip()[:2000]
+        )
+    return slot.position - 1
 
 
 def _not_yours(late_text: bool) -> str:
@@ -376,7 +425,7 @@ def _ending_save(
         slot=slot,
         participant=participant,
         text=text,
-        comment=comment.strip()[:2000],
+        comment=comment,
         late=late_text,
     )
     EndingSlot.objects.filter(pk=slot.pk).update(draft="", draft_comment="")

@@ -46,6 +46,7 @@ writer_patterns = (
     [
         path("<slug:slug>/sentences/", views.sentences, name="sentences"),
         path("<slug:slug>/endings/", views.endings, name="endings"),
+        path("<slug:slug>/endings/<int:position>/", views.endings, name="ending_at"),
     ],
     "write",
 )

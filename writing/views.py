@@ -62,10 +62,16 @@ def _away(slug: str) -> HttpResponse:
 
 
 def _send(
-    request: HttpRequest, participant: Participant, call: Callable[..., object], /, **kwargs: Any
+    request: HttpRequest,
+    participant: Participant,
+    call: Callable[..., object],
+    /,
+    then: str = "",
+    **kwargs: Any,
 ) -> tuple[HttpResponse | None, str]:
     """Run one writing service for a text sent: (the answer, "") when it is stored or cannot
-    be, (None, why) when the text is refused and the page is shown again with the reason."""
+    be (stored: a redirect to ``then``, by default the same page), (None, why) when the text
+    is refused and the page is shown again with the reason."""
     try:
         call(**kwargs)
     except services.Refused as exc:
@@ -74,7 +80,7 @@ def _send(
         return _too_late(request, participant, exc.reason), ""
     except services.WritingError:
         return _away(participant.study.slug), ""
-    return _SeeOther(request.path), ""
+    return _SeeOther(then or request.path), ""
 
 
 @require_http_methods(["GET", "POST"])
@@ -120,36 +126,52 @@ def sentences(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def endings(request: HttpRequest, slug: str) -> HttpResponse:
+def endings(request: HttpRequest, slug: str, position: int | None = None) -> HttpResponse:
     """Figure 3: the first four sentences and the intended meaning; write one ending that
-    makes it more plausible, without the word."""
+    makes it more plausible, without the word. Back (top of the page, as in the figure)
+    goes to the writer's previous ending (``position``), whose text Next saves as a change;
+    without a position: the first story not written yet."""
     participant, other = _writer(request, slug, Study.Activity.ENDINGS)
     if other:
         return other
-    error = ""
+    error, sent = "", None
     if request.method == "POST":
+        slot_id = bounded_int(request.POST.get("slot"), 0)
+        text, comment = request.POST.get("text", ""), request.POST.get("comment", "")
+        if request.POST.get("action") == "back":
+            return _back(participant, slot_id, text, comment)
+        then = _ending_url(slug, position + 1) if position is not None else request.path
         answer, error = _send(
             request,
             participant,
             services.ending_submit,
+            then=then,
             participant=participant,
-            slot_id=bounded_int(request.POST.get("slot"), 0),
-            text=request.POST.get("text", ""),
-            comment=request.POST.get("comment", ""),
+            slot_id=slot_id,
+            text=text,
+            comment=comment,
         )
         if answer:
             return answer
+        sent = (text, comment)
     try:
         slots = services.ending_slots_hold(participant=participant)
     except services.WritingError as exc:
         return _problem(request, participant.study, exc.reason)
     rows = selectors.ending_rows(participant, slots)
     current = next((row for row in rows if not row.written), None)
-    if current is None:
+    if position is not None:  # Back: only an ending already written, else the current one
+        current = next((r for r in rows if r.slot.position == position and r.written), None)
+        if current is None:
+            return _SeeOther(reverse("write:endings", args=[slug]))
+    elif current is None:
         return _away(slug)
     ctx = {
         "study": participant.study,
         "row": current,
+        "text": sent[0] if sent else (current.ending.text if current.ending else None),
+        "comment": sent[1] if sent else (current.ending.comment if current.ending else None),
+        "can_go_back": bool(current.slot.position),
         "done": sum(1 for row in rows if row.written),
         "total": len(rows),
         "ui": defaults.ENDING_UI,
@@ -157,6 +179,22 @@ def endings(request: HttpRequest, slug: str) -> HttpResponse:
         "seconds_left": late.seconds_left(participant),
     }
     return render(request, "writing/write_ending.html", ctx, status=400 if error else 200)
+
+
+def _ending_url(slug: str, position: int) -> str:
+    return reverse("write:ending_at", args=[slug, position])
+
+
+def _back(participant: Participant, slot_id: int, text: str, comment: str) -> HttpResponse:
+    """Back: keep what is typed for a story not written yet, show the previous ending."""
+    slug = participant.study.slug
+    try:
+        before = services.ending_back(
+            participant=participant, slot_id=slot_id, text=text, comment=comment
+        )
+    except services.WritingError:
+        return _away(slug)
+    return _SeeOther(_ending_url(slug, before))
 
 
 def _problem(request, study, text: str) -> HttpResponse:
