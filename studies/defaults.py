@@ -365,6 +365,7 @@ class KindTexts:
     attention_checks_per_batch: int = 1
     scale_words: dict[int, str] = field(default_factory=dict)
     one_item_per_word: bool = False  # Study.one_item_per_word of a new study
+    attention_min_correct: int = 100  # percent (Study.attention_min_correct)
 
 
 # Per task kind (``annotations.kinds``): what its studies show and start with.
@@ -387,9 +388,14 @@ KIND_TEXTS: dict[str, KindTexts] = {
         attention_checks_per_batch=2,
         scale_words=RELATEDNESS_SCALE_WORDS,
         one_item_per_word=True,  # RAW-C: "no word was repeated twice ... for the same participant"
+        attention_min_correct=50,  # RAW-C excluded participants below 50% on its catch trials
     ),
     "sense_choice": KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0),
 }
+
+
+# Study fields a new study takes from its kind's ``KindTexts`` unless given.
+KIND_DEFAULTS = ("attention_checks_per_batch", "one_item_per_word", "attention_min_correct")
 
 
 def for_kind(kind: str) -> KindTexts:

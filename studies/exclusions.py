@@ -1,5 +1,7 @@
-"""The study page's confirmed include/exclude: one participant, with the researcher's
-reason recorded (on the exclusion, or on its revocation when including again)."""
+"""Who is excluded from a study: the study page's confirmed include/exclude (one participant,
+with the researcher's reason recorded on the exclusion, or on its revocation when including
+again) and the attention-check rule (``attention_check_graded``: excluded once fewer than the
+study's ``attention_min_correct`` percent of a participant's checks can still be right)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ from django.db import transaction
 
 from annotations.models import Rater, RaterExclusion
 
-from .models import Participant
-from .services import StudyError, participant_exclude, participant_include
+from .errors import StudyError
+from .lifecycle import participant_exclude, participant_include
+from .models import AttentionAnswer, CheckQuestion, Participant
 
 REASON_MAX = 2000
 
@@ -44,4 +47,39 @@ def participant_exclusion_set(
         )
         return False
     participant_include(rater=participant.rater, by=by, reason=reason)
+    return True
+
+
+def below_min_correct(*, wrong: int, checks: int, min_correct: int) -> bool:
+    """Whether a participant with ``wrong`` wrong answers among ``checks`` attention checks
+    has fewer than ``min_correct`` percent right, whatever the checks still unanswered bring:
+    ``(checks - wrong) / checks < min_correct / 100`` (pure, exact integers). 100: the first
+    wrong answer; RAW-C's 50 with its two catch trials: both wrong."""
+    return checks > 0 and (checks - wrong) * 100 < min_correct * checks
+
+
+def attention_check_graded(
+    *, participant: Participant, question: CheckQuestion, score: int, passed: bool
+) -> bool:
+    """A first answer to an attention check was graded (``passed``; the answer row is not
+    saved yet): exclude the participant when this answer takes them below the study's
+    ``attention_min_correct`` (``below_min_correct`` over the checks in their batch). Returns
+    whether they were excluded now. A participant already below is not excluded twice."""
+    if passed:
+        return False
+    answers = AttentionAnswer.objects.filter(participant=participant)
+    checks = answers.count()
+    wrong = answers.filter(passed=False).exclude(question=question).count() + 1
+    least = participant.study.attention_min_correct
+    if not below_min_correct(wrong=wrong, checks=checks, min_correct=least):
+        return False
+    if below_min_correct(wrong=wrong - 1, checks=checks, min_correct=least):
+        return False  # excluded by an earlier answer already
+    participant_exclude(
+        rater=participant.rater,
+        source=RaterExclusion.Source.ATTENTION_CHECK,
+        reason=f"Attention checks: {wrong} of {checks} wrong (at least {least}% must be "
+        f'right); "{question.homonym}": expected {question.expected}±{question.tolerance}, '
+        f"answered {score}.",
+    )
     return True

@@ -59,6 +59,7 @@ class StudyForm(forms.ModelForm):
             "rating_budget",
             "samples_per_participant",
             "attention_checks_per_batch",
+            "attention_min_correct",
             "time_limit_minutes",
             "qualification_minutes",
             "questions_per_participant",
@@ -86,6 +87,7 @@ class StudyForm(forms.ModelForm):
             "rating_budget": "Rating budget",
             "samples_per_participant": "Samples per participant",
             "attention_checks_per_batch": "Attention checks per participant",
+            "attention_min_correct": "Least share of attention checks right (%)",
             "time_limit_minutes": "Time limit (minutes)",
             "qualification_minutes": "Hold before qualifying (minutes)",
             "questions_per_participant": "Qualification questions per participant",
@@ -119,8 +121,17 @@ class StudyForm(forms.ModelForm):
             "Empty: the task's default (plausibility 1; relatedness 2, the RAW-C paper's catch "
             "trials; sense choice 0)."
         )
+        least = self.fields["attention_min_correct"]
+        least.required = False  # left empty: the task kind's default
+        least.help_text = (
+            "A participant with fewer of their attention checks right is excluded and their "
+            "places go to others. Empty: the task's default (relatedness 50, as RAW-C "
+            "excluded those below 50% on its catch trials; otherwise 100: one wrong answer "
+            "excludes). Applies to answers given after a change."
+        )
         if not self.instance.pk:
             self.initial["attention_checks_per_batch"] = None
+            self.initial["attention_min_correct"] = None
             self.initial.setdefault("guidelines", defaults.GUIDELINES)
             self.initial.setdefault("completion_code", defaults.new_code())
             self.initial.setdefault("screenout_code", defaults.new_code())
@@ -184,12 +195,13 @@ class StudyForm(forms.ModelForm):
 
     def settings(self) -> dict:
         """The study's fields. A study of another kind whose guidelines are still the
-        plausibility default gets its own kind's (``defaults.for_kind``), and so does an
-        empty number of attention checks."""
+        plausibility default gets its own kind's (``defaults.for_kind``), and so do an
+        empty number of attention checks and an empty least share of them right."""
         found = {name: self.cleaned_data[name] for name in self.Meta.fields}
         kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
-        if found.get("attention_checks_per_batch") is None:
-            found["attention_checks_per_batch"] = defaults.for_kind(kind).attention_checks_per_batch
+        for name in ("attention_checks_per_batch", "attention_min_correct"):
+            if found.get(name) is None:
+                found[name] = getattr(defaults.for_kind(kind), name)
         shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
         if kind != TaskKind.PLAUSIBILITY and shown == defaults.GUIDELINES.strip():
             found["guidelines"] = defaults.for_kind(kind).guidelines

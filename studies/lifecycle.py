@@ -53,8 +53,8 @@ def study_create(
     fields.setdefault("guidelines", kind.guidelines)
     fields.setdefault("completion_code", defaults.new_code())
     fields.setdefault("screenout_code", defaults.new_code())
-    fields.setdefault("attention_checks_per_batch", kind.attention_checks_per_batch)
-    fields.setdefault("one_item_per_word", kind.one_item_per_word)
+    for name in defaults.KIND_DEFAULTS:
+        fields.setdefault(name, getattr(kind, name))
     questions = fields.pop("questions", None) or kind.checks
     study = Study.objects.create(title=title, slug=slug, created_by=by, **fields)
     CheckQuestion.objects.bulk_create(
@@ -75,9 +75,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     if started and per_word != study.one_item_per_word:
         raise StudyError("One item per word can only be changed while the study is a draft.")
     if fields.get("task_kind", study.task_kind) != study.task_kind:  # a draft's new kind
-        fields.setdefault(
-            "one_item_per_word", defaults.for_kind(fields["task_kind"]).one_item_per_word
-        )
+        for name in ("one_item_per_word", "attention_min_correct"):
+            fields.setdefault(name, getattr(defaults.for_kind(fields["task_kind"]), name))
     study.task_kind = fields.pop("task_kind", study.task_kind)
     if samples is not None:
         if started:

@@ -15,7 +15,6 @@ from django.utils import timezone
 
 from annotations.models import (
     Rater,
-    RaterExclusion,
     SenseCandidate,
     TaskKind,
 )
@@ -25,8 +24,8 @@ from .assignment import (
     slots_restore,
 )
 from .errors import SessionOver, StudyError, TextChanged
+from .exclusions import attention_check_graded
 from .holds import hold_end as _expire
-from .lifecycle import participant_exclude
 from .locks import holds_lock, locked, own_row
 from .models import AttentionAnswer, Participant, Slot, Study
 from .selectors import (
@@ -206,12 +205,8 @@ def _save_check(participant: Participant, position: int, answer: Answer) -> None
     check.answered_at = timezone.now()
     if check.passed is None:  # the first answer is the one graded
         check.passed = check.question.accepts(answer.score)
-        if not check.passed:
-            q = check.question
-            participant_exclude(
-                rater=participant.rater,
-                source=RaterExclusion.Source.ATTENTION_CHECK,
-                reason=f'Attention check "{q.homonym}": expected {q.expected}±{q.tolerance}, '
-                f"answered {answer.score}.",
-            )
+        attention_check_graded(
+            participant=participant, question=check.question, score=answer.score,
+            passed=check.passed,
+        )  # fmt: skip
     check.save()

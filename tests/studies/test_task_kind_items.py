@@ -48,21 +48,24 @@ def test_a_relatedness_batch_marks_the_word_and_takes_0_to_4():
     assert (rating.kind, rating.score) == (TaskKind.RELATEDNESS, 0)
 
 
-def test_a_failed_catch_trial_excludes_the_participant():
+def test_failed_catch_trials_exclude_the_participant_below_half_right():
+    """RAW-C's rule (``Study.attention_min_correct`` 50 for relatedness): one of the two
+    catch trials wrong keeps the participant, both wrong excludes them."""
     study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    assert study.attention_min_correct == 50
     participant = _arrive(study)
-    identical = participant.attention_answers.get(question__homonym="dog")
+    checks = {a.position for a in participant.attention_answers.all()}
+    excluded_after = []
     for item in batch_items(participant):
-        if item.position == identical.position:
-            break
-        score = 0 if item.sample_id is None else 2
+        score = 2  # wrong for both catch trials (expected 4 and 0)
         services.item_save(
             participant=participant, position=item.position, answer=services.Answer(score=score)
         )
-    services.item_save(
-        participant=participant, position=identical.position, answer=services.Answer(score=2)
-    )
-    assert RaterExclusion.objects.filter(rater=participant.rater).exists()
+        if item.position in checks:
+            excluded_after.append(RaterExclusion.objects.filter(rater=participant.rater).exists())
+    assert excluded_after == [False, True]
+    exclusion = RaterExclusion.objects.get(rater=participant.rater)
+    assert exclusion.source == "attention_check" and "2 of 2 wrong" in exclusion.reason
 
 
 def test_a_sense_choice_batch_offers_the_candidates_and_refuses_another_index():
