@@ -25,6 +25,8 @@ class Kind:
     items: str  # what one sample is, in the researchers' pages' sentences
     axis: str  # what a chart's score axis is called
     by_ending: bool = False  # stories come open-ended or with an ending (AmbiStory)
+    # the score that answers "cannot decide": a valid answer, left out of means and medians
+    undecided: int | None = None
 
 
 PLAUSIBILITY = Kind(
@@ -53,10 +55,31 @@ SENSE_CHOICE = Kind(
     items="sense-choice items",
     axis="candidate",
 )
-KINDS: dict[str, Kind] = {k.value: k for k in (PLAUSIBILITY, RELATEDNESS, SENSE_CHOICE)}
+# DURel (Schlechtweg et al.): 1 unrelated .. 4 identical, 0 "cannot decide"; the samples are
+# use pairs of a word usage graph (the ``wug`` app makes them and owns the pair of each)
+USE_PAIR = Kind(
+    "use_pair",
+    (0, 4),
+    graded=True,
+    item_nouns=("pair", "pairs"),
+    items="use pairs",
+    axis="proximity",
+    undecided=0,
+)
+KINDS: dict[str, Kind] = {k.value: k for k in (PLAUSIBILITY, RELATEDNESS, SENSE_CHOICE, USE_PAIR)}
 
 
 def kind(value: str | None) -> Kind:
     """The record of task kind ``value`` (plausibility when none is given); KeyError for
     an unknown one."""
     return KINDS[value or PLAUSIBILITY.value]
+
+
+def check_passes(value: str | None, *, expected: int, tolerance: int, score: int) -> bool:
+    """Whether an answer ``score`` passes a check question expecting ``expected`` within
+    ``tolerance`` in a study of kind ``value``: "cannot decide" never passes a check that
+    expects a decision (it is not a point next to 1 on the DURel scale)."""
+    undecided = kind(value).undecided
+    if undecided is not None and score == undecided != expected:
+        return False
+    return abs(int(score) - expected) <= tolerance

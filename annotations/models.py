@@ -31,6 +31,7 @@ class TaskKind(models.TextChoices):
     PLAUSIBILITY = "plausibility", "Plausibility (1-5)"
     RELATEDNESS = "relatedness", "Relatedness (0-4)"
     SENSE_CHOICE = "sense_choice", "Sense choice"
+    USE_PAIR = "use_pair", "Use pair (DURel 1-4, 0 = cannot decide)"
 
 
 # Inclusive score range per kind (``annotations.kinds``).

@@ -13,3 +13,29 @@ class StudiesConfig(AppConfig):
 
         register_study_finder(find_study)
         activities.register(activities.RATING)
+        _register_kind_pages()
+
+
+def _register_kind_pages() -> None:
+    """The pages of the task kinds studies brings (``studies.kind_pages``)."""
+    from . import kind_pages, selectors
+
+    pages = [
+        kind_pages.KindPage(
+            "plausibility", "studies/kinds/story_item.html", "studies/kinds/story_intro.html"
+        ),
+        kind_pages.KindPage(
+            "relatedness",
+            "studies/kinds/pair_item.html",
+            "studies/kinds/pair_intro.html",
+            selectors.relatedness_details,
+        ),
+        kind_pages.KindPage(
+            "sense_choice",
+            "studies/kinds/sense_item.html",
+            "studies/kinds/sense_intro.html",
+            selectors.sense_choice_details,
+        ),
+    ]
+    for page in pages:
+        kind_pages.register(page)

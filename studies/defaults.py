@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from annotations.kinds import KINDS
 
+from . import kind_pages
+
 SCALE = {
     1: "The displayed meaning is not plausible at all given the context.",
     2: "The displayed meaning is theoretically conceivable, but less plausible than other "
@@ -353,6 +355,62 @@ SENSE_CHOICE_UI = {
 }
 
 
+# --- use pairs (DURel, word usage graphs) -------------------------------------------------
+# The DURel scale (Schlechtweg et al. 2018; the DURel tool, EACL 2024 demo), in the order the
+# page offers it: 1-4, then "cannot decide" (0), which is left out of medians.
+USE_PAIR_SCALE = {
+    1: "Unrelated: the marked word means unrelated things in the two uses.",
+    2: "Distantly related.",
+    3: "Closely related.",
+    4: "Identical: the marked word means the same thing in both uses.",
+    0: "Cannot decide.",
+}
+
+USE_PAIR_SCALE_WORDS = {
+    1: "Unrelated",
+    2: "Distantly related",
+    3: "Closely related",
+    4: "Identical",
+    0: "Cannot decide",
+}
+
+USE_PAIR_SCALE_INTRO = (
+    "Rate how related the meanings of the marked word are in the two uses, from 1 "
+    '("unrelated") to 4 ("identical"), or 0 if you cannot decide:'
+)
+
+USE_PAIR_GUIDELINES = """\
+# How related are the two uses?
+
+Each item shows two uses of the same word, side by side (one above the other on a phone). \
+The word is **marked** in both; the sentence it is in is printed normally and the text around \
+that sentence in grey, as background. Think about what the marked word means in each use, then \
+rate how related the two meanings are:
+
+- **4: identical.** The word means the same thing in both uses.
+- **3: closely related.** The meanings are different but closely related.
+- **2: distantly related.** The meanings are different and only distantly related.
+- **1: unrelated.** The meanings have nothing to do with each other.
+- **0: cannot decide.** Use this only when you cannot tell (e.g. the text is unclear); it \
+is not a point on the scale.
+
+Judge the meaning of the marked word only, not whether the texts are about the same topic. \
+Some pairs have a known answer and check that you read carefully.
+"""
+
+USE_PAIR_UI = {
+    "read": "Read the two uses",
+    "focus": "The marked word in both uses:",
+    "question": "How related are the meanings of the marked word in the two uses?",
+    "select": "Select how related the two meanings are.",
+    "show_guidelines": "Show guidelines for judging use pairs",
+    "nonsensical": "Check this box if a use is nonsensical.",
+    "comments": "Comments (optional)",
+    "missing": "Please select 1 to 4, or 0 if you cannot decide.",
+    "keys": "Keyboard: press 1\u20134 to choose (0: cannot decide), Enter for Next.",
+}
+
+
 @dataclass(frozen=True)
 class KindTexts:
     """What a study of one task kind shows and starts with."""
@@ -391,6 +449,16 @@ KIND_TEXTS: dict[str, KindTexts] = {
         attention_min_correct=50,  # RAW-C excluded participants below 50% on its catch trials
     ),
     "sense_choice": KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0),
+    # gold pairs (the attention checks) come from the word's graph: ``wug.crowd``
+    "use_pair": KindTexts(
+        USE_PAIR_SCALE,
+        USE_PAIR_SCALE_INTRO,
+        USE_PAIR_UI,
+        USE_PAIR_GUIDELINES,
+        [],
+        attention_checks_per_batch=1,
+        scale_words=USE_PAIR_SCALE_WORDS,
+    ),
 }
 
 
@@ -424,8 +492,8 @@ def _scale_rows(kind: str) -> tuple[tuple[int, str, str], ...]:
 
 def page_context(kind: str) -> dict:
     """What the participant pages of a study of ``kind`` need: ``ui``, ``scale``,
-    ``scale_intro``, ``kind``, ``scale_rows`` and the item nouns (``item_noun``,
-    ``items_noun``, capitalised)."""
+    ``scale_intro``, ``kind``, ``scale_rows``, the item nouns (``item_noun``,
+    ``items_noun``, capitalised) and the template part showing an item (``kind_pages``)."""
     texts = for_kind(kind)
     item, items = item_nouns(kind)
     return {
@@ -436,4 +504,5 @@ def page_context(kind: str) -> dict:
         "scale_rows": _scale_rows(kind),
         "item_noun": item.capitalize(),
         "items_noun": items.capitalize(),
+        "item_template": kind_pages.get(kind).item_template,
     }

@@ -26,8 +26,8 @@ from .errors import StudyError
 from .models import CheckQuestion, Participant, Study, StudySample
 
 
-def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
-    StudySample.objects.filter(study=study).delete()
+def _sample_ids(study: Study, samples: QuerySet[Sample] | list) -> list[int]:
+    """The ids of ``samples``, refused unless every one has the study's task kind."""
     if isinstance(samples, QuerySet):
         ids = list(samples.values_list("id", flat=True))
     else:
@@ -38,9 +38,34 @@ def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None
             f"A {study.get_task_kind_display().lower()} study takes only samples of that kind "
             f"(these include: {', '.join(sorted(other))})."
         )
+    return ids
+
+
+def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
+    StudySample.objects.filter(study=study).delete()
+    ids = _sample_ids(study, samples)
     StudySample.objects.bulk_create(
         [StudySample(study=study, sample_id=s) for s in ids], batch_size=1000
     )
+
+
+@transaction.atomic
+def study_samples_add(*, study: Study, samples: QuerySet[Sample] | list) -> int:
+    """Add ``samples`` to a study that is not closed (those it has already are left as
+    they are); once the study has been opened, their slots are created at once, a new
+    batch of slots on the assignment machinery (a use-pair study's next round,
+    ``wug.crowd``). Returns how many samples were new."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status == Study.Status.CLOSED:
+        raise StudyError("A closed study takes no more samples.")
+    have = set(StudySample.objects.filter(study=study).values_list("sample_id", flat=True))
+    new = [i for i in dict.fromkeys(_sample_ids(study, samples)) if i not in have]
+    StudySample.objects.bulk_create(
+        [StudySample(study=study, sample_id=s) for s in new], batch_size=1000
+    )
+    if study.status != Study.Status.DRAFT:
+        slots_create(study)
+    return len(new)
 
 
 @transaction.atomic

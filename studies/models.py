@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from annotations.kinds import check_passes
 from annotations.models import SENSE_CANDIDATES_MAX, TaskKind, TextVersion
 
 from . import activities
@@ -374,8 +375,10 @@ class CheckQuestion(models.Model):
     def __str__(self) -> str:
         return f"{self.homonym}: {self.meaning} (expect {self.expected}±{self.tolerance})"
 
-    def accepts(self, score: int) -> bool:
-        return abs(int(score) - self.expected) <= self.tolerance
+    def accepts(self, score: int, kind: str | None = None) -> bool:
+        """The rule of ``annotations.kinds.check_passes`` (``kind``: the study's task kind;
+        a "cannot decide" answer never passes a check expecting a decision)."""
+        return check_passes(kind, expected=self.expected, tolerance=self.tolerance, score=score)
 
 
 class Slot(models.Model):

@@ -204,7 +204,7 @@ def _save_check(participant: Participant, position: int, answer: Answer) -> None
     check.started_at = check.started_at or answer.started_at
     check.answered_at = timezone.now()
     if check.passed is None:  # the first answer is the one graded
-        check.passed = check.question.accepts(answer.score)
+        check.passed = check.question.accepts(answer.score, participant.study.task_kind)
         attention_check_graded(
             participant=participant, question=check.question, score=answer.score,
             passed=check.passed,

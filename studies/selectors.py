@@ -22,13 +22,12 @@ from annotations.models import (
     SampleQuerySet,
     SenseCandidate,
     SentencePair,
-    TaskKind,
     TextVersion,
     valid_ratings,
 )
 from annotations.sensechoice import TARGET
 
-from . import shown_texts, sql
+from . import kind_pages, shown_texts, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 from .scope import own_ratings
 
@@ -53,6 +52,8 @@ class Item:
     choices: list[Choice] = field(default_factory=list)  # sense choice
     other_meaning: str = ""  # a two-meaning check (CheckQuestion.other_meaning)
     text_version: str = ""  # "setup.story.sense" versions shown (samples only)
+    question_id: int | None = None  # an attention check's question
+    extra: dict = field(default_factory=dict)  # what a kind's ``details`` adds (kind_pages)
 
     @property
     def answered(self) -> bool:
@@ -70,30 +71,33 @@ class Choice:
 
 
 def with_kind_details(items: list[Item], kind: str) -> list[Item]:
-    """Fill in what the task kind shows besides the story: the marked word (relatedness,
-    sense choice) and the candidate senses (sense choice). Two queries at most. A check
-    item marks its ``homonym`` and, in a sense-choice study, offers its meaning (0) and
-    its other meaning (1)."""
-    if kind == TaskKind.PLAUSIBILITY:
-        return items
+    """Fill in what the task kind shows besides the story (``kind_pages``: its record's
+    ``details``, e.g. the marked word and the candidates; two queries at most)."""
+    return kind_pages.details(items, kind)
+
+
+def relatedness_details(items: list[Item]) -> None:
+    """Relatedness: the word to mark in both sentences (a check item marks its homonym)."""
     ids = [item.sample_id for item in items if item.sample_id is not None]
-    targets: dict[int, str] = {}
-    if kind == TaskKind.RELATEDNESS:
-        pairs = SentencePair.objects.filter(sample_id__in=ids)
-        targets = dict(pairs.values_list("sample_id", "target"))
-    choices: dict[int, list[Choice]] = {}
-    if kind == TaskKind.SENSE_CHOICE:
-        for c in SenseCandidate.objects.filter(sample_id__in=ids).order_by("sample_id", "index"):
-            choice = Choice(c.index, c.gloss, tuple(c.synonyms), tuple(c.examples))
-            choices.setdefault(c.sample_id, []).append(choice)
+    pairs = SentencePair.objects.filter(sample_id__in=ids)
+    targets = dict(pairs.values_list("sample_id", "target"))
     for item in items:
         item.target = targets.get(item.sample_id, item.homonym) if item.sample_id else item.homonym
-        if kind == TaskKind.SENSE_CHOICE:
-            marked = TARGET.search(item.sentence)
-            item.target = marked.group(1) if marked else item.homonym
-            own = choices.get(item.sample_id, []) if item.sample_id else []
-            item.choices = own if item.sample_id else _check_choices(item)
-    return items
+
+
+def sense_choice_details(items: list[Item]) -> None:
+    """Sense choice: the marked word and the candidate senses; a check item offers its
+    meaning (0) and its other meaning (1)."""
+    ids = [item.sample_id for item in items if item.sample_id is not None]
+    choices: dict[int, list[Choice]] = {}
+    for c in SenseCandidate.objects.filter(sample_id__in=ids).order_by("sample_id", "index"):
+        choice = Choice(c.index, c.gloss, tuple(c.synonyms), tuple(c.examples))
+        choices.setdefault(c.sample_id, []).append(choice)
+    for item in items:
+        marked = TARGET.search(item.sentence)
+        item.target = marked.group(1) if marked else item.homonym
+        own = choices.get(item.sample_id, []) if item.sample_id else []
+        item.choices = own if item.sample_id else _check_choices(item)
 
 
 def _check_choices(item: Item) -> list[Choice]:
@@ -161,6 +165,7 @@ def _check_item(check: AttentionAnswer) -> Item:
         comment=check.comment,
         started_at=check.started_at,
         other_meaning=q.other_meaning,
+        question_id=q.pk,
     )
 
 
@@ -295,6 +300,7 @@ def item_from(participant: Participant, row: BatchRow, values: Sequence) -> Item
         sample_id=row.sample_id,
         other_meaning=v.other_meaning or "",
         text_version=".".join(map(str, versions)) if row.kind == "s" else "",
+        question_id=v.question_id,
     )
     return with_kind_details([item], participant.study.task_kind)[0]
 

@@ -43,6 +43,7 @@ from .lifecycle import study_close as study_close
 from .lifecycle import study_create as study_create
 from .lifecycle import study_open as study_open
 from .lifecycle import study_pause as study_pause
+from .lifecycle import study_samples_add as study_samples_add
 from .lifecycle import study_update as study_update
 from .locks import locked
 from .locks import participant_locked as participant_locked

@@ -200,6 +200,7 @@ class ItemValues(NamedTuple):
     setup_version: int | None
     story_version: int | None
     sense_version: int | None
+    question_id: int | None
 
 
 def item_sample() -> str:
@@ -208,7 +209,7 @@ def item_sample() -> str:
     shown = shown_sql()
     return (
         f"SELECT h.form, {shown.texts}, r.score, r.nonsensical, r.comment, '',"
-        f" {shown.versions} FROM {table(Slot)} sl JOIN {table(Sample)} sa"
+        f" {shown.versions}, NULL FROM {table(Slot)} sl JOIN {table(Sample)} sa"
         " ON sa.id = sl.sample_id"
         f" JOIN {table(Story)} sy ON sy.id = sa.story_id"
         f" JOIN {table(Setup)} st ON st.id = sy.setup_id"
@@ -224,7 +225,7 @@ def item_check() -> str:
     return (
         "SELECT q.homonym, q.precontext, q.sentence, q.ending, q.meaning,"
         " q.example_sentence, a.score, a.nonsensical, a.comment, q.other_meaning,"
-        " NULL, NULL, NULL"
+        " NULL, NULL, NULL, q.id"
         f" FROM {table(AttentionAnswer)} a JOIN {table(CheckQuestion)} q"
         " ON q.id = a.question_id WHERE a.id = %s"
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from . import defaults, selectors
+from . import defaults, kind_pages, selectors
 from .models import Study
 
 PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
@@ -119,4 +119,5 @@ def welcome_context(study: Study) -> dict:
         "estimate": selectors.duration_estimate(study),
         "limits": limits(study, has_test=has_test),
         "has_test": has_test,
+        "kind_intro_template": kind_pages.get(study.task_kind).intro_template,
     }

@@ -268,6 +268,8 @@ RULES: dict[str, dict[str, Callable]] = {
     "write:ending_at": PARTICIPANT,  # Figure 3's Back: an ending written before
     "dashboards:rater_exclusion": POST_ONLY_SITE,
     "wug:annotate": POST_ONLY_SITE,
+    "wug:crowd_start": POST_ONLY_SITE,
+    "wug:crowd_round": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
     # the heartbeat of the pages before qualifying (static/js/hold.js): POST only
     "participate:hold": {role: status(405) for role in ROLES},

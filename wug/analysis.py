@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from wug.clustering import THRESHOLD, correlation_clustering
+from wug.crowd_reads import crowd_edges
 from wug.graph import CANNOT_DECIDE, Graph
 from wug.graph import Judgment as Edge
 from wug.models import Clustering, GraphType, Judgment, Use, Word
@@ -23,11 +24,12 @@ from wug.statistics import (
 
 
 def word_judgments(word: Word) -> list[Edge]:
-    """The use-use judgments of a usage-usage graph as plain records."""
+    """The use-use judgments of a usage-usage graph as plain records: the imported ones,
+    then the crowd's (``wug.crowd_reads``: valid ratings of its use-pair studies)."""
     rows = Judgment.objects.filter(word=word, use2__isnull=False).values_list(
         "use1__identifier", "use2__identifier", "annotator", "score"
     )
-    return [Edge(a, b, who, score) for a, b, who, score in rows]
+    return [Edge(a, b, who, score) for a, b, who, score in rows] + crowd_edges(word)
 
 
 def fingerprint(judgments: list[Edge]) -> str:
@@ -114,11 +116,13 @@ def word_summary(word: Word, *, seed: int = 0) -> WordSummary:
         graded = jensen_shannon(first, second)
         binary = binary_change(first, second)
     judgments = Judgment.objects.filter(word=word)
+    crowd = crowd_edges(word) if word.graph_type == GraphType.USAGE_USAGE else []
+    annotators = set(judgments.values_list("annotator", flat=True).distinct())
     return WordSummary(
         word=word,
         uses=len(groupings),
-        judgments=judgments.count(),
-        annotators=judgments.values("annotator").distinct().count(),
+        judgments=judgments.count() + len(crowd),
+        annotators=len(annotators | {j.annotator for j in crowd}),
         clusters=len(set(labels.values())),
         loss=loss,
         frequencies=frequencies,

@@ -7,6 +7,8 @@ import json
 from collections.abc import Iterable, Iterator
 
 from wug.analysis import word_clustering, word_summary
+from wug.crowd_reads import crowd_rows
+from wug.formats import JUDGMENTS
 from wug.models import GraphType, Judgment, Use, Word
 
 
@@ -24,6 +26,8 @@ def iter_judgments(words: Iterable[Word]) -> Iterator[str]:
     for word in words:
         for judgment in Judgment.objects.filter(word=word).order_by("position").iterator():
             yield _line({"word": word.name, **judgment.fields})
+        for row in crowd_rows(word, word.layout.get(JUDGMENTS, {}).get("columns", [])):
+            yield _line({"word": word.name, **row})
 
 
 def iter_clusters(words: Iterable[Word]) -> Iterator[str]:

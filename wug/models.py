@@ -197,3 +197,84 @@ class ModelJudgment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.use1} ~ {self.use2}: {self.score:.2f}"
+
+
+class CrowdStudy(models.Model):
+    """A use-pair study on the crowd machinery (``wug.crowd``): a ``studies.Study`` of task
+    kind ``use_pair`` whose samples are use pairs of ``words``, added round by round as
+    DWUG was built (``wug.sampling``)."""
+
+    study = models.OneToOneField("studies.Study", on_delete=models.CASCADE, related_name="+")
+    words = models.ManyToManyField(Word, related_name="crowd_studies")
+    pairs_per_round = models.PositiveIntegerField(
+        default=30, help_text="Use pairs per word in each round."
+    )
+    pairs_per_participant = models.PositiveIntegerField(
+        default=20, help_text="At most; a round with fewer pairs gives each participant all."
+    )
+    seed = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return str(self.study)
+
+
+class PairRound(models.Model):
+    """One round of a crowd study: a batch of use pairs (and so of slots)."""
+
+    crowd_study = models.ForeignKey(CrowdStudy, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["crowd_study_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["crowd_study", "number"], name="wug_one_round_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.crowd_study} round {self.number}"
+
+
+class UsePair(models.Model):
+    """A use pair served as a sample (task kind ``use_pair``): wug's side of the pair <->
+    sample mapping. A pair is one sample (and one setup) at most, so the slots' one setup
+    per participant and the ratings' one per rater and sample keep anyone from judging a
+    pair twice. ``use1`` is the use with the lower id, so (a, b) and (b, a) are one row."""
+
+    sample = models.OneToOneField(
+        "annotations.Sample", on_delete=models.CASCADE, related_name="use_pair"
+    )
+    word = models.ForeignKey(Word, on_delete=models.CASCADE, related_name="pairs")
+    use1 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    use2 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    round = models.ForeignKey(PairRound, on_delete=models.CASCADE, related_name="pairs")
+
+    class Meta:
+        ordering = ["round_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["use1", "use2"], name="wug_one_sample_per_pair"),
+            models.CheckConstraint(
+                condition=Q(use1__lt=models.F("use2")), name="wug_pair_uses_in_order"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.use1} ~ {self.use2}"
+
+
+class GoldPair(models.Model):
+    """A use pair with a known answer, asked as an attention check (the check question's
+    ``expected``); ``use1 == use2`` is the identity pair (always 4, identical)."""
+
+    question = models.OneToOneField(
+        "studies.CheckQuestion", on_delete=models.CASCADE, related_name="+"
+    )
+    use1 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+    use2 = models.ForeignKey(Use, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"gold {self.use1} ~ {self.use2}"

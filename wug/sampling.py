@@ -20,7 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
-from wug.graph import pair_key
+from wug.graph import Judgment, judgments_by_pair, pair_key
 
 Pair = tuple[str, str]
 
@@ -143,3 +143,40 @@ def next_round(
         across = [pair_key(a, b) for a, b in combinations(everyone, 2) if of[a] != of[b]]
         progress = take(within) | take(across)
     return sorted(picked)
+
+
+@dataclass(frozen=True)
+class Gold:
+    """A use pair with a known answer, asked as an attention check: the answer must lie
+    within ``tolerance`` of ``expected`` (and "cannot decide" never passes)."""
+
+    use1: str
+    use2: str
+    expected: int
+    tolerance: int = 1
+
+
+def gold_pairs(
+    uses: Sequence[str], judgments: Iterable[Judgment], n: int, *, seed: int = 0
+) -> list[Gold]:
+    """Up to ``n`` gold pairs: pairs that at least two annotators judged, all of them 1
+    (unrelated) or all 4 (identical), alternating between the two answers so that always
+    pressing one key fails; then identity pairs (a use with itself, identical: 4) to fill."""
+    rng = np.random.default_rng(seed)
+    by_pair = judgments_by_pair(judgments)
+    agreed: dict[int, list[Pair]] = {1: [], 4: []}
+    for pair, scores in sorted(by_pair.items()):
+        if len(scores) >= 2 and len(set(scores)) == 1 and scores[0] in (1.0, 4.0):
+            agreed[int(scores[0])].append(pair)
+    for value in agreed:
+        agreed[value] = [agreed[value][i] for i in rng.permutation(len(agreed[value]))]
+    out: list[Gold] = []
+    while len(out) < n and (agreed[1] or agreed[4]):
+        for value in (1, 4):
+            if agreed[value] and len(out) < n:
+                a, b = agreed[value].pop(0)
+                out.append(Gold(a, b, value))
+    ordered = sorted(uses)
+    for i in rng.permutation(len(ordered))[: max(0, n - len(out))]:
+        out.append(Gold(ordered[i], ordered[i], 4))
+    return out

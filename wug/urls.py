@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import crowd_views, views
 
 app_name = "wug"
 urlpatterns = [
@@ -8,4 +8,6 @@ urlpatterns = [
     path("<str:name>/", views.word_detail, name="word"),
     path("<str:name>/graph.json", views.word_graph, name="graph"),
     path("<str:name>/annotate/", views.word_annotate, name="annotate"),
+    path("<str:name>/crowd/", crowd_views.crowd_start, name="crowd_start"),
+    path("<str:name>/crowd/<slug:slug>/round/", crowd_views.crowd_round, name="crowd_round"),
 ]

@@ -10,6 +10,8 @@ from django.views.decorators.http import require_POST
 from ambisite.access import researcher_required
 from wug.analysis import frequency_table, graph_payload, word_summary
 from wug.annotators import model_views
+from wug.crowd_reads import crowd_views_of
+from wug.forms import CrowdStudyForm
 from wug.models import Use, Word
 from wug.services import model_annotation_create
 
@@ -29,6 +31,8 @@ def word_detail(request, name: str):
         "summary": summary,
         "uses": uses,
         "models": model_views(word),
+        "crowd_studies": crowd_views_of(word),
+        "crowd_form": CrowdStudyForm(initial={"title": f"Use pairs of {word.name}"}),
         **frequency_table(summary),
     }
     return render(request, "wug/word_detail.html", context)

@@ -1,0 +1,233 @@
+"""Use-pair (DURel) crowd studies: the writes. A researcher starts a study of one or more
+usage-usage words; each round samples use pairs as DWUG was built (``wug.sampling``: round 1
+random pairs, later rounds within and across the current clusters until the graph is
+connected enough) and adds them to the study as samples of task kind ``use_pair``, so each
+round is a new batch of slots on the studies' assignment machinery. Gold pairs (known
+answers) are the study's attention checks. The crowd's ratings feed the word's graph as
+they come (``wug.crowd_reads``).
+
+A pair is one sample at most (``UsePair``: unique, uses in id order), and one setup, so the
+slots' one-setup-per-participant constraint and the ratings' one-per-rater-and-sample keep
+anyone from judging a pair twice; a round never samples a pair already asked (judged,
+imported, sampled in an earlier round, or gold).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from annotations.models import Dataset, Homonym, Sample, Setup, Split, Story, TaskKind
+from studies import services as study_services
+from studies.models import CheckQuestion, Study
+from wug.analysis import word_clustering, word_judgments
+from wug.crowd_reads import open_slots
+from wug.graph import CANNOT_DECIDE, pair_key
+from wug.models import CrowdStudy, GoldPair, GraphType, PairRound, Use, UsePair, Word
+from wug.sampling import Criteria, Pair, connected_enough, first_round, gold_pairs, next_round
+from wug.texts import target_window
+
+LABEL_CHARS = 160  # of a use's sentence in a pair's setup text (researchers' pages)
+
+
+class CrowdError(ValueError):
+    """A crowd-study write that cannot be done as asked; nothing was written."""
+
+
+def _label(use: Use) -> str:
+    """A use as the researchers' pages show a pair's setup: its identifier and the target's
+    sentence around it (short: the setup's texts are in a unique index)."""
+    text, _ = target_window(
+        use.context,
+        (use.target_start, use.target_end),
+        (use.sentence_start, use.sentence_end),
+        max_chars=LABEL_CHARS,
+    )
+    return f"{use.identifier}: {text}"
+
+
+def _checked_words(words: list[Word]) -> list[Word]:
+    if not words:
+        raise CrowdError("Choose at least one word.")
+    for word in words:
+        if word.graph_type != GraphType.USAGE_USAGE:
+            raise CrowdError(f"{word.name}: a use-pair study needs a usage-usage graph")
+        if Use.objects.filter(word=word).count() < 2:
+            raise CrowdError(f"{word.name}: a use-pair study needs at least two uses")
+    return sorted(words, key=lambda w: w.name)
+
+
+def _gold_questions(words: list[Word], n: int, seed: int) -> list[tuple[dict, Use, Use]]:
+    """(check question fields, use1, use2) of up to ``n`` gold pairs over ``words``."""
+    out: list[tuple[dict, Use, Use]] = []
+    for k, word in enumerate(words):
+        uses = {u.identifier: u for u in Use.objects.filter(word=word)}
+        share = -(-(n - len(out)) // (len(words) - k))  # the rest, spread over the words
+        for gold in gold_pairs(list(uses), word_judgments(word), share, seed=seed):
+            a, b = uses[gold.use1], uses[gold.use2]
+            fields = {
+                "homonym": word.lemma[:100],
+                "precontext": _label(a),
+                "sentence": _label(b),
+                "meaning": f"Gold pair of {word.name}: {a.identifier} ~ {b.identifier}",
+                "expected": gold.expected,
+                "tolerance": gold.tolerance,
+                "in_qualification": False,
+                "as_attention_check": True,
+            }
+            out.append((fields, a, b))
+    return out
+
+
+@transaction.atomic
+def crowd_study_create(
+    *,
+    words: list[Word],
+    title: str,
+    slug: str,
+    pairs_per_round: int = 30,
+    judgments_per_pair: int = 3,
+    pairs_per_participant: int = 20,
+    gold_pairs_total: int = 6,
+    gold_per_participant: int = 2,
+    seed: int = 0,
+    by=None,
+) -> CrowdStudy:
+    """A draft study of task kind ``use_pair`` over ``words`` with its gold pairs as
+    attention checks and round 1 of random pairs (``crowd_round_add``); the researcher
+    opens it on the study page."""
+    words = _checked_words(words)
+    if pairs_per_round < 1 or judgments_per_pair < 1 or pairs_per_participant < 1:
+        raise CrowdError(
+            "Pairs per round, judgments per pair and pairs per participant must be at least 1."
+        )
+    if Study.objects.filter(slug=slug).exists():
+        raise CrowdError(f"A study with the address {slug!r} exists already.")
+    golds = _gold_questions(words, gold_pairs_total, seed)
+    study = study_services.study_create(
+        title=title,
+        slug=slug,
+        samples=[],
+        by=by,
+        task_kind=TaskKind.USE_PAIR,
+        ratings_per_sample=judgments_per_pair,
+        samples_per_participant=pairs_per_participant,
+        attention_checks_per_batch=min(gold_per_participant, len(golds)),
+        questions=[fields for fields, _, _ in golds],
+    )
+    questions = CheckQuestion.objects.filter(study=study).order_by("order")
+    GoldPair.objects.bulk_create(
+        GoldPair(question=q, use1=a, use2=b) for q, (_, a, b) in zip(questions, golds)
+    )
+    crowd = CrowdStudy.objects.create(
+        study=study,
+        pairs_per_round=pairs_per_round,
+        pairs_per_participant=pairs_per_participant,
+        seed=seed,
+    )
+    crowd.words.set(words)
+    crowd_round_add(crowd_study=crowd)
+    return crowd
+
+
+def _asked(word: Word, crowd_study: CrowdStudy) -> tuple[set[Pair], set[Pair]]:
+    """(judged, asked): the pairs with a decided judgment (imported or crowd), and every
+    pair already asked: judged (0 too), sampled in any round, or a gold pair."""
+    judgments = word_judgments(word)
+    judged = {pair_key(j.use1, j.use2) for j in judgments if j.score != CANNOT_DECIDE}
+    asked = {pair_key(j.use1, j.use2) for j in judgments}
+    asked |= {
+        pair_key(a, b)
+        for a, b in UsePair.objects.filter(word=word).values_list(
+            "use1__identifier", "use2__identifier"
+        )
+    }
+    asked |= {
+        pair_key(a, b)
+        for a, b in GoldPair.objects.filter(question__study_id=crowd_study.study_id).values_list(
+            "use1__identifier", "use2__identifier"
+        )
+    }
+    return judged, asked
+
+
+def round_pairs(
+    word: Word, crowd_study: CrowdStudy, number: int, criteria: Criteria | None = None
+) -> list[Pair]:
+    """The pairs round ``number`` asks of ``word`` (no writes): round 1 random pairs
+    (``first_round``), later rounds ``next_round`` from the current clustering; none once
+    the word is connected enough (``connected_enough``) after round 1."""
+    criteria = criteria or Criteria()
+    n, seed = crowd_study.pairs_per_round, crowd_study.seed + number
+    uses = sorted(Use.objects.filter(word=word).values_list("identifier", flat=True))
+    judged, asked = _asked(word, crowd_study)
+    if number == 1:
+        taken = sum(1 for a, b in asked if a != b)  # identity gold pairs are never drawn
+        fresh = [p for p in first_round(uses, n + taken, seed=seed) if p not in asked]
+        return fresh[:: max(1, len(fresh) // n)][:n] if len(fresh) > n else fresh
+    labels = word_clustering(word).labels
+    if connected_enough(uses, labels, judged, criteria):
+        return []
+    return next_round(uses, labels, asked, n, seed=seed, criteria=criteria)
+
+
+def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sample]:
+    """One sample (with its own setup and story) and ``UsePair`` per pair."""
+    dataset, _ = Dataset.objects.get_or_create(
+        name=f"wug-{word.pk}-{slugify(word.name)}"[:64],
+        defaults={"title": f"Use pairs of {word.name}", "task_kind": TaskKind.USE_PAIR},
+    )
+    split, _ = Split.objects.get_or_create(dataset=dataset, name="pairs")
+    homonym, _ = Homonym.objects.get_or_create(form=word.lemma[:100])
+    uses = {u.identifier: u for u in Use.objects.filter(word=word)}
+    ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
+    start = Sample.objects.filter(split=split).count()
+    setups = Setup.objects.bulk_create(
+        Setup(homonym=homonym, precontext=_label(a), sentence=_label(b)) for a, b in ordered
+    )
+    stories = Story.objects.bulk_create(Story(setup=s, ending="") for s in setups)
+    samples = Sample.objects.bulk_create(
+        Sample(split=split, story=story, dataset_id=str(start + i), position=start + i)
+        for i, story in enumerate(stories)
+    )
+    UsePair.objects.bulk_create(
+        UsePair(sample=sample, word=word, use1=a, use2=b, round=pair_round)
+        for sample, (a, b) in zip(samples, ordered)
+    )
+    return samples
+
+
+@transaction.atomic
+def crowd_round_add(*, crowd_study: CrowdStudy, criteria: Criteria | None = None) -> PairRound:
+    """Sample the next round of every word of the study and add its pairs to the study (a
+    new batch of slots once the study is open). Refused while the last round still has
+    open slots (the next is sampled from its results; so a second click changes nothing)
+    and when every word is connected enough."""
+    crowd_study = CrowdStudy.objects.select_for_update().get(pk=crowd_study.pk)
+    if crowd_study.study.status == Study.Status.CLOSED:
+        raise CrowdError("The study is closed.")
+    last = crowd_study.rounds.order_by("-number").first()
+    if last is not None:
+        still = open_slots(last)["open"]
+        if still:
+            raise CrowdError(
+                f"Round {last.number} still has {still} judgment{'s' if still != 1 else ''} "
+                "to make; the next round is sampled from its results."
+            )
+    number = last.number + 1 if last else 1
+    pair_round = PairRound.objects.create(crowd_study=crowd_study, number=number)
+    samples: list[Sample] = []
+    for word in crowd_study.words.order_by("name"):
+        samples += _samples(word, pair_round, round_pairs(word, crowd_study, number, criteria))
+    if not samples:  # the round's row goes with the rollback
+        raise CrowdError(
+            "Every word is connected enough (each use in at least 2 judged pairs, every two "
+            "clusters joined): no new round is needed."
+        )
+    study_services.study_samples_add(study=crowd_study.study, samples=samples)
+    # a batch holds distinct pairs of this round's (the last round's are all taken)
+    study_services.study_update(
+        study=crowd_study.study,
+        samples_per_participant=min(crowd_study.pairs_per_participant, len(samples)),
+    )
+    return pair_round
