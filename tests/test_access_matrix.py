@@ -256,6 +256,8 @@ RULES: dict[str, dict[str, Callable]] = {
             "ending_cleanup",
             "ending_cleanup_accept",
             "ending_cleanup_reject",
+            "sentence_senses",
+            "ending_sense",
             "pool_add",
             "pool_import",
             "ending_study_create",

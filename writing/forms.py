@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
+from annotations.models import Sense
 from studies.models import TIME_LIMIT_MAX_MINUTES
 
 from .models import Reviewed
@@ -39,6 +40,21 @@ class ReviewForm(forms.Form):
         label="Edited text (empty: keep the writer's)",
     )
     reason = forms.CharField(required=False, max_length=2000, label="Reason (needed to reject)")
+
+
+class SentenceSensesForm(forms.Form):
+    """The two senses a sentence is assigned to (the service checks they are its word's)."""
+
+    sense_a = forms.ModelChoiceField(Sense.objects.all(), label="Meaning 1")
+    sense_b = forms.ModelChoiceField(Sense.objects.all(), label="Meaning 2")
+    reason = forms.CharField(required=False, max_length=2000)
+
+
+class EndingSenseForm(forms.Form):
+    """The sense an ending is assigned to (the service checks it is its story's)."""
+
+    sense = forms.ModelChoiceField(Sense.objects.all())
+    reason = forms.CharField(required=False, max_length=2000)
 
 
 def endpoint_choices() -> list[tuple[str, str]]:

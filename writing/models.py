@@ -236,9 +236,12 @@ class EndingSlot(models.Model):
 
 
 class Ending(Reviewed):
-    """An ending written for a slot (Figure 3); ``story`` is the story made when accepted."""
+    """An ending written for a slot (Figure 3); ``story`` is the story made when accepted.
+    ``sense`` is the sense it is the ending for: the slot's (the one the writer was shown)
+    unless a reviewer assigned it to the pair's other sense (``SenseSwap``)."""
 
     slot = models.ForeignKey(EndingSlot, on_delete=models.PROTECT, related_name="endings")
+    sense = models.ForeignKey("annotations.Sense", on_delete=models.PROTECT, related_name="+")
     participant = models.ForeignKey(
         "studies.Participant", on_delete=models.PROTECT, related_name="endings"
     )
@@ -276,6 +279,59 @@ class EndingEdit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.text_before[:40]} (changed {self.at:%Y-%m-%d %H:%M})"
+
+
+class SenseSwap(models.Model):
+    """A reviewer's change of the senses a written text is assigned to, with who and when:
+    a sentence's pair replaced by another pair of its word (the paper replaced "the word
+    senses with the correct ones", section 3.2; ``Draw.pair`` keeps what the writer was
+    shown), or an ending assigned to its pair's other sense."""
+
+    sentence = models.ForeignKey(
+        Sentence, null=True, blank=True, on_delete=models.CASCADE, related_name="sense_swaps"
+    )
+    ending = models.ForeignKey(
+        Ending, null=True, blank=True, on_delete=models.CASCADE, related_name="sense_swaps"
+    )
+    pair_before = models.ForeignKey(
+        SensePair, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    pair_after = models.ForeignKey(
+        SensePair, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    sense_before = models.ForeignKey(
+        "annotations.Sense", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    sense_after = models.ForeignKey(
+        "annotations.Sense", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField(blank=True)
+    by = who(related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    Q(sentence__isnull=False, ending__isnull=True)
+                    & Q(pair_before__isnull=False, pair_after__isnull=False)
+                    & Q(sense_before__isnull=True, sense_after__isnull=True)
+                    & ~Q(pair_before=models.F("pair_after"))
+                )
+                | (
+                    Q(sentence__isnull=True, ending__isnull=False)
+                    & Q(sense_before__isnull=False, sense_after__isnull=False)
+                    & Q(pair_before__isnull=True, pair_after__isnull=True)
+                    & ~Q(sense_before=models.F("sense_after"))
+                ),
+                name="sense_swap_of_one_text",
+            )
+        ]
+
+    def __str__(self) -> str:
+        what = f"sentence {self.sentence_id}" if self.sentence_id else f"ending {self.ending_id}"
+        return f"{what}: senses changed {self.at:%Y-%m-%d %H:%M}"
 
 
 class Cleanup(LLMRequest):

@@ -262,7 +262,7 @@ def ready_setups():
     accepted = Ending.objects.filter(decision=Reviewed.Decision.ACCEPTED, story__isnull=False)
     return WrittenSetup.objects.annotate(
         n_endings=Count(
-            "slots__sense",
+            "slots__endings__sense",
             filter=Q(slots__endings__in=accepted),
             distinct=True,
         )
@@ -299,7 +299,7 @@ def rating_study_create(
             ending = (
                 Ending.objects.filter(
                     slot__written=item,
-                    slot__sense=sense,
+                    sense=sense,  # the ending's sense (a reviewer may have swapped it)
                     decision=Reviewed.Decision.ACCEPTED,
                     story__isnull=False,
                 )

@@ -19,10 +19,18 @@ from django.views.decorators.http import require_GET, require_POST
 
 from ambisite.access import researcher_required
 from ambisite.query import bounded_int
+from annotations.models import Sense
 
-from . import review, selectors, services
+from . import review, selectors, services, swaps
 from .diffs import word_diff
-from .forms import GenerateForm, PrecontextForm, ReviewForm, endpoint_choices
+from .forms import (
+    EndingSenseForm,
+    GenerateForm,
+    PrecontextForm,
+    ReviewForm,
+    SentenceSensesForm,
+    endpoint_choices,
+)
 from .models import Cleanup, Precontext, Reviewed
 
 DECISIONS = dict(Reviewed.Decision.choices)
@@ -125,6 +133,14 @@ sentence_review = _action(
     SENTENCE, ReviewForm, "Choose accept or reject.", review.sentence_review, ""
 )
 ending_review = _action(ENDING, ReviewForm, "Choose accept or reject.", review.ending_review, "")
+sentence_senses = _action(
+    SENTENCE, SentenceSensesForm, "The senses were not changed:", swaps.sentence_senses_swap,
+    "The sentence's senses are changed.",
+)  # fmt: skip
+ending_sense = _action(
+    ENDING, EndingSenseForm, "The sense was not changed:", swaps.ending_sense_swap,
+    "The ending's sense is changed.",
+)  # fmt: skip
 QUEUED = "Queued: the page shows the answer when it is in."
 precontext_generate = _action(
     SENTENCE, GenerateForm, CHOOSE_MODEL, review.precontext_request, QUEUED
@@ -169,6 +185,11 @@ def sentence_detail(request: HttpRequest, sentence_pk: int) -> HttpResponse:
         "review": ReviewForm(initial={"edited_text": sentence.final_text}),
         "generate": GenerateForm(initial={"endpoint": next(iter(endpoints), "")}),
         "written": getattr(sentence, "written", None) if sentence.has_setup else None,
+        "senses": Sense.objects.filter(homonym_id=sentence.pair.homonym_id).order_by("id"),
+        "swaps": sentence.sense_swaps.select_related(
+            "by", "pair_before__sense_a", "pair_before__sense_b"
+        ),
+        "shown_pair": sentence.draw.pair,
     }
     return render(request, "writing/sentence_detail.html", ctx)
 
@@ -183,5 +204,13 @@ def ending_detail(request: HttpRequest, ending_pk: int) -> HttpResponse:
         "decisions_log": ending.decisions.select_related("by"),
         "review": ReviewForm(initial={"edited_text": ending.final_text}),
         "generate": GenerateForm(),
+        "swaps": ending.sense_swaps.select_related("by", "sense_before"),
+        "other_sense": _other(ending),
     }
     return render(request, "writing/ending_detail.html", ctx)
+
+
+def _other(ending) -> Sense:
+    """The sense of the story's pair the ending is not assigned to."""
+    pair = ending.slot.written.sentence.pair
+    return pair.sense_b if ending.sense_id == pair.sense_a_id else pair.sense_a

@@ -91,6 +91,8 @@ def sentences_for_review(decision: str = "") -> QuerySet[Sentence]:
         "pair__homonym",
         "pair__sense_a",
         "pair__sense_b",
+        "draw__pair__sense_a",
+        "draw__pair__sense_b",
         "participant__study",
         "participant__rater",
     )
@@ -103,7 +105,13 @@ def sentences_for_review(decision: str = "") -> QuerySet[Sentence]:
 
 def endings_for_review(decision: str = "") -> QuerySet[Ending]:
     qs = Ending.objects.select_related(
-        "slot__sense", "slot__written__setup__homonym", "participant__study", "participant__rater"
+        "sense",
+        "slot__sense",
+        "slot__written__setup__homonym",
+        "slot__written__sentence__pair__sense_a",
+        "slot__written__sentence__pair__sense_b",
+        "participant__study",
+        "participant__rater",
     )
     return qs.filter(decision=decision) if decision else qs
 
@@ -113,6 +121,6 @@ def written_setups() -> QuerySet[WrittenSetup]:
     return WrittenSetup.objects.select_related(
         "setup__homonym", "sentence__participant__rater", "precontext"
     ).annotate(
-        n_accepted=Count("slots__sense", filter=accepted, distinct=True),
+        n_accepted=Count("slots__endings__sense", filter=accepted, distinct=True),
         n_endings=Count("slots__endings", distinct=True),
     )

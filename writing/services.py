@@ -74,11 +74,9 @@ def pair_add(
     sense_b, _ = Sense.objects.get_or_create(
         homonym=homonym, gloss=gloss_b, example_sentence=example_b.strip()
     )
-    existing = SensePair.objects.filter(
-        Q(sense_a=sense_a, sense_b=sense_b) | Q(sense_a=sense_b, sense_b=sense_a)
-    ).first()
-    if existing:
-        return existing, False
+    pair = pair_of(sense_a, sense_b)
+    if pair is not None:
+        return pair, False
     pair = SensePair(
         homonym=homonym, sense_a=sense_a, sense_b=sense_b, pos_a=pos_a.strip(), pos_b=pos_b.strip()
     )
@@ -87,6 +85,13 @@ def pair_add(
         pair.exclusion_reason = f"Different parts of speech ({pair.pos_a} / {pair.pos_b})."
     pair.save()
     return pair, True
+
+
+def pair_of(sense_a: Sense, sense_b: Sense) -> SensePair | None:
+    """The pool entry of these two senses, in either order (a pair is one entry)."""
+    return SensePair.objects.filter(
+        Q(sense_a=sense_a, sense_b=sense_b) | Q(sense_a=sense_b, sense_b=sense_a)
+    ).first()
 
 
 def pair_flag(*, pair: SensePair, excluded: bool, reason: str = "") -> SensePair:
@@ -423,6 +428,7 @@ def _ending_save(
 ) -> Ending:
     ending = Ending.objects.create(
         slot=slot,
+        sense_id=slot.sense_id,
         participant=participant,
         text=text,
         comment=comment,

@@ -12,10 +12,12 @@ _REVIEW_ACTIONS = (
     (_S, "precontexts/generate", "precontext_generate"),
     (_S, "precontexts/write", "precontext_write"),
     (_S, "precontexts/accept", "precontext_accept"),
+    (_S, "senses", "sentence_senses"),
     (_E, "review", "ending_review"),
     (_E, "cleanup", "ending_cleanup"),
     (_E, "cleanup/accept", "ending_cleanup_accept"),
     (_E, "cleanup/reject", "ending_cleanup_reject"),
+    (_E, "sense", "ending_sense"),
 )
 
 app_name = "writing"
