@@ -305,6 +305,20 @@ elif CACHE_URL in ("", "locmem://"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 else:
     raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db or locmem://")
+# Dashboards (dashboards.cache, docs/dashboards.md "Cache"): figures kept under their scope and
+# data version, so never stale; on Redis beside the rest (own key prefix), else a memory cache
+# of its own. An entry unused for DASHBOARD_CACHE_SECONDS is dropped (to free memory only).
+CACHES["dashboards"] = (
+    {**CACHES["default"], "KEY_PREFIX": "dash"}
+    if CACHES["default"]["BACKEND"].endswith("RedisCache")
+    else {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "dashboards",
+        "OPTIONS": {"MAX_ENTRIES": 200},
+    }
+)
+DASHBOARD_CACHE = "dashboards"
+DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 86400)
 # Researcher sessions: read from the cache, written through to the database (participant
 # pages use no session at all).
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

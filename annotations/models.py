@@ -492,3 +492,6 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rater} rated {self.sample}: {self.score}"
+
+
+from .data_versions import DataVersion  # noqa: E402, F401  (a model of this app, own module)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
@@ -223,6 +224,8 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     before = Rating.objects.filter(sample__split=split).count()
     Rating.objects.bulk_create(_ratings(data.judgments, existing, raters), ignore_conflicts=True)
     after = Rating.objects.filter(sample__split=split).count()
+    if created or after != before:
+        data_changed(kind=ds.task_kind, split_ids=[split.pk])
     return RawcReport(
         pairs=len(data.pairs),
         words=len({p.word for p in data.pairs}),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from django.db import transaction
 
+from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
 from .models import (
     SENSE_CANDIDATES_MAX,
@@ -259,6 +260,8 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
         if (item.split, item.id) not in existing:
             _item_create(splits[item.split], position, item)
             created += 1
+    if created:
+        data_changed(kind=ds.task_kind, split_ids=[s.pk for s in splits.values()])
     sets: dict[str, int] = {}
     for item in data.items:
         sets[item.item_set] = sets.get(item.item_set, 0) + 1

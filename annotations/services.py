@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from .data_versions import EVERY_KIND, data_changed
 from .models import Rater, RaterExclusion
 
 
@@ -16,9 +17,11 @@ def rater_exclude(*, rater: Rater, source: str, reason: str, by=None) -> RaterEx
         return active
     try:
         with transaction.atomic():
-            return RaterExclusion.objects.create(
+            created = RaterExclusion.objects.create(
                 rater=rater, source=source, reason=reason, created_by=by
             )
+            data_changed(kind=EVERY_KIND)
+            return created
     except IntegrityError:  # a concurrent request excluded the rater first
         return RaterExclusion.objects.get(rater=rater, revoked_at__isnull=True)
 
@@ -27,6 +30,9 @@ def rater_exclude(*, rater: Rater, source: str, reason: str, by=None) -> RaterEx
 def rater_include(*, rater: Rater, by=None, reason: str = "") -> int:
     """Bring a rater's ratings back; the exclusion stays on record as revoked (why, when
     ``reason`` is given)."""
-    return RaterExclusion.objects.filter(rater=rater, revoked_at__isnull=True).update(
+    revoked = RaterExclusion.objects.filter(rater=rater, revoked_at__isnull=True).update(
         revoked_at=timezone.now(), revoked_by=by, revoke_reason=reason
     )
+    if revoked:
+        data_changed(kind=EVERY_KIND)
+    return revoked

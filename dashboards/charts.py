@@ -17,6 +17,7 @@ from annotations.official import is_within_sd, label_mean, label_sd
 from predictions.models import ModelRun
 
 from . import leaderboard
+from .cache import cached
 from .forms import SampleFilterForm, sample_filter
 from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_stats
 
@@ -37,7 +38,8 @@ class Chart:
         """The chart's JSON, with the scope it counted in words; an unknown parameter or a
         bad value is a ``BadRequest`` (400) naming it."""
         form = sample_filter(params, known=self.params)
-        found = self.data(form, params)
+        own = {name: str(params.get(name, "")) for name in self.params}
+        found = cached(f"chart-{self.slug}", form, lambda: self.data(form, params), **own)
         head = {"slug": self.slug, "title": self.title, "kind": self.kind}
         return {**head, **found, "scope": form.rating_scope.describe()}
 

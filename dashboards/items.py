@@ -14,6 +14,7 @@ from annotations.official import is_within_sd
 from annotations.scope import RatingScope
 from predictions.models import ModelRun, Prediction
 
+from .cache import cached
 from .forms import SampleFilterForm
 from .selectors import (
     SampleStats,
@@ -76,28 +77,47 @@ def _error_order(form: SampleFilterForm, run: ModelRun) -> list[int]:
     return ids[keep][np.lexsort((ids[keep], -error))].tolist()
 
 
+def _order(form: SampleFilterForm, sort: str, error_run: ModelRun | None) -> list[int]:
+    """Every sample id of the filter in the page's order (``sort``: a statistic, the run's
+    error, else dataset order)."""
+    if sort == "error" and error_run is not None:
+        return _error_order(form, error_run)
+    if sort in STAT_SORTS:
+        return _stat_order(form, sort)
+    return list(form.samples().order_by("split_id", "position").values_list("id", flat=True))
+
+
 def explorer_page(
     form: SampleFilterForm, *, sort: str, page: str | None, error_run: ModelRun | None
 ) -> tuple[Page, list[ItemRow], list[ModelRun]]:
     """A page of samples, then the page's ratings (in the page's scope, which also give
     each sample's stats) and predictions: a fixed number of queries, whatever the number of
-    samples. Orders by a statistic are found in numpy from per-sample score counts."""
-    qs = form.samples().with_related()
-    if sort in STAT_SORTS or (sort == "error" and error_run is not None):
-        if sort == "error" and error_run is not None:
-            order = _error_order(form, error_run)
-        else:
-            order = _stat_order(form, sort)
-        page_obj = Paginator(order, PER_PAGE).get_page(page)
-        by_id = {s.id: s for s in qs.filter(id__in=list(page_obj.object_list))}
-        samples = [by_id[i] for i in page_obj.object_list if i in by_id]
-    else:
-        paginator = Paginator(qs.order_by("split_id", "position"), PER_PAGE)
-        paginator.count = form.samples().count()  # the count needs no joins
-        page_obj = paginator.get_page(page)
-        samples = list(page_obj.object_list)
+    samples. Orders by a statistic are found in numpy from per-sample score counts. The
+    order and each page's rows are cached (``dashboards.cache``)."""
+    run_id = error_run.pk if sort == "error" and error_run is not None else None
+    key = {"sort": sort if sort in STAT_SORTS or run_id else "", "run": run_id}
+    order = cached("items-order", form, lambda: _order(form, sort, error_run), **key)
+    page_obj = Paginator(order, PER_PAGE).get_page(page)
+    ids = list(page_obj.object_list)
+    rows, runs = cached(
+        "items-rows",
+        form,
+        lambda: _page_rows(form, ids, error_run if run_id else None),
+        **key,
+        page=page_obj.number,
+    )
+    return page_obj, rows, runs
+
+
+def _page_rows(
+    form: SampleFilterForm, ids: list[int], error_run: ModelRun | None
+) -> tuple[list[ItemRow], list[ModelRun]]:
+    """The rows of one page (samples ``ids``, in that order), with each sample's error
+    relative to the SD (``rel_error``) when ordered by ``error_run``'s error."""
+    by_id = {s.id: s for s in form.samples().with_related().filter(id__in=ids)}
+    samples = [by_id[i] for i in ids if i in by_id]
     rows, runs = rows_for(samples, ratings=form.ratings())
-    if sort == "error" and error_run is not None:
+    if error_run is not None:
         preds = dict(
             Prediction.objects.filter(run=error_run, sample__in=samples).values_list(
                 "sample_id", "score"
@@ -106,7 +126,7 @@ def explorer_page(
         for sample in samples:
             sd = max(sample.sd or 0.0, 1.0)
             sample.rel_error = abs(preds[sample.id] - sample.mean) / sd
-    return page_obj, rows, runs
+    return rows, runs
 
 
 def _attach_stats(sample: Sample, ratings: list[Rating]) -> None:

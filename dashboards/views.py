@@ -20,9 +20,10 @@ from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
 
 from . import annotators, endings, items, kinds, leaderboard
+from .cache import cached
 from .charts import CHARTS, kind_scale
 from .figures import N_BOOT, agreement_for
-from .forms import ExclusionForm, sample_filter
+from .forms import ExclusionForm, SampleFilterForm, sample_filter
 from .selectors import finished_runs
 
 
@@ -48,13 +49,8 @@ def _query_without_page(request) -> str:
 def agreement(request):
     form = sample_filter(request.GET)
     scale = kind_scale(form.task_kind)
-    context = {
-        "form": form,
-        "query": form.query_string(),
-        "scope": form.scope(),
-        "scale": scale,
-        **agreement_for(form),
-    }
+    found = cached("agreement", form, lambda: {**agreement_for(form), "scope": form.scope()})
+    context = {"form": form, "query": form.query_string(), "scale": scale, **found}
     return render(request, "dashboards/agreement.html", {**context, "tab": "agreement"})
 
 
@@ -63,7 +59,13 @@ def agreement_json(request):
     form = sample_filter(request.GET, known=("boot", "seed"))
     n_boot = bounded_int(request.GET.get("boot"), N_BOOT, 10, 5000)
     seed = bounded_int(request.GET.get("seed"), 0, 0, 2**31)
-    found = agreement_for(form, n_boot=n_boot, seed=seed)
+    found = cached(
+        "agreement.json",
+        form,
+        lambda: agreement_for(form, n_boot=n_boot, seed=seed),
+        boot=n_boot,
+        seed=seed,
+    )
     return JsonResponse(_clean({**found, "scope": form.rating_scope.describe()}))
 
 
@@ -83,7 +85,7 @@ def item_explorer(request):
         "runs": runs,
         "sort": sort,
         "error_run": error_run,
-        "scope": form.scope(),
+        "scope": cached("scope", form, form.scope),
         "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
         "query": _query_without_page(request),
     }
@@ -106,21 +108,31 @@ def setup_view(request, setup_id: int):
     return render(request, "dashboards/setup.html", {**context, "tab": "items"})
 
 
-@researcher_required
-def leaderboard_page(request):
-    form = sample_filter(request.GET, known=("a", "b"))
+def _leaderboard(form: SampleFilterForm, a_id: str, b_id: str) -> dict:
+    """The leaderboard's figures: every finished run scored on the scope, and runs ``a_id``
+    and ``b_id`` compared when both are among them."""
     data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
     by_id = {str(d.run.id): d for d in data}
-    a, b = by_id.get(request.GET.get("a", "")), by_id.get(request.GET.get("b", ""))
-    context = {
+    a, b = by_id.get(a_id), by_id.get(b_id)
+    return {
         "rows": leaderboard.leaderboard(data),
         "label_changes": leaderboard.changed_labels(data),
-        "form": form,
         "paired": leaderboard.compare(a, b) if a and b else None,
         "run_a": a.run if a and b else None,
         "run_b": b.run if a and b else None,
-        "query": form.query_string(),
         "scope": form.scope(),
+    }
+
+
+@researcher_required
+def leaderboard_page(request):
+    form = sample_filter(request.GET, known=("a", "b"))
+    a_id, b_id = request.GET.get("a", ""), request.GET.get("b", "")
+    found = cached("leaderboard", form, lambda: _leaderboard(form, a_id, b_id), a=a_id, b=b_id)
+    context = {
+        **found,
+        "form": form,
+        "query": form.query_string(),
         "scope_hidden": parse_qsl(form.query_string()),
     }
     return render(request, "dashboards/leaderboard.html", {**context, "tab": "leaderboard"})
@@ -130,8 +142,12 @@ def leaderboard_page(request):
 def leaderboard_json(request):
     form = sample_filter(request.GET, known=("boot",))
     n_boot = bounded_int(request.GET.get("boot"), N_BOOT, 10, 5000)
-    data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
-    found = {str(k): v for k, v in leaderboard.intervals(data, n_boot=n_boot).items()}
+
+    def compute() -> dict:
+        data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
+        return {str(k): v for k, v in leaderboard.intervals(data, n_boot=n_boot).items()}
+
+    found = cached("leaderboard.json", form, compute, boot=n_boot)
     scope = form.rating_scope.describe()
     return JsonResponse(_clean({"n_boot": n_boot, "runs": found, "scope": scope}))
 
@@ -153,14 +169,18 @@ def task_kinds(request):
 @researcher_required
 def ending_effects(request):
     form = sample_filter(request.GET, known=("page",))
-    effects = endings.ending_effects(form.samples(), ratings=form.ratings())
+    effects, scope = cached(
+        "endings",
+        form,
+        lambda: (endings.ending_effects(form.samples(), ratings=form.ratings()), form.scope()),
+    )
     paginator = Paginator(effects, 50)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))
     context = {
         "form": form,
         "page": page,
         "summary": effects.summary(),
-        "scope": form.scope(),
+        "scope": scope,
         "query": _query_without_page(request),
     }
     return render(request, "dashboards/endings.html", {**context, "tab": "endings"})
@@ -169,7 +189,9 @@ def ending_effects(request):
 @researcher_required
 def annotator_quality(request):
     form = sample_filter(request.GET, known=("page",))
-    rows = annotators.rater_rows(form.ratings())
+    rows, scope = cached(
+        "annotators", form, lambda: (annotators.rater_rows(form.ratings()), form.scope())
+    )
     paginator = Paginator(rows, 100)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))
     context = {
@@ -177,7 +199,7 @@ def annotator_quality(request):
         "page": page,
         "n_raters": len(rows),
         "n_flagged": rows.n_flagged,
-        "scope": form.scope(),
+        "scope": scope,
         "exclusions": annotators.active_exclusions(),
         "thresholds": annotators,
         "query": _query_without_page(request),

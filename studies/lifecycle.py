@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import QuerySet
 
+from annotations.data_versions import data_changed
 from annotations.models import (
     Rater,
     RaterExclusion,
@@ -47,6 +48,7 @@ def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None
     StudySample.objects.bulk_create(
         [StudySample(study=study, sample_id=s) for s in ids], batch_size=1000
     )
+    data_changed(kind=study.task_kind)  # the study scope's samples
 
 
 @transaction.atomic

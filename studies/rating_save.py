@@ -13,6 +13,7 @@ from typing import NamedTuple
 from django.db import connection, transaction
 from django.utils import timezone
 
+from annotations.data_versions import SHARDS, new_stamp
 from annotations.models import (
     Rater,
     SenseCandidate,
@@ -131,6 +132,7 @@ def _save_rating(
         claim = sql.slot_void_done()
     # else a re-save: the row was read under the participant's lock
     write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
+    bump = [participant.study.task_kind, participant.pk % SHARDS, new_stamp(), row.sample_id]
     following = None
     with connection.cursor() as cursor:
         if claim and connection.vendor == "postgresql":
@@ -139,7 +141,7 @@ def _save_rating(
                 item_query(participant, then_read) if then_read is not None else (None, [])
             )
             statement = sql.claim_and_rate(claim, write, item_sql)
-            cursor.execute(statement, [now, row.id, participant.pk, *params, *item_params])
+            cursor.execute(statement, [now, row.id, participant.pk, *params, *bump, *item_params])
             claimed, written, *following = cursor.fetchone()
         else:
             claimed = 1
@@ -149,6 +151,8 @@ def _save_rating(
             if claimed == 1:
                 cursor.execute(write + " " + sql.RATING_CONFLICT, params)
                 written = cursor.rowcount
+                if written == 1:
+                    cursor.execute(sql.data_bump(), bump)
         if claimed != 1:
             raise SessionOver("This item is no longer reserved for you.")
         if written != 1:

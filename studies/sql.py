@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from django.db import connection
 
+from annotations.data_versions import bump_sql
 from annotations.models import (
     Homonym,
     Rating,
@@ -276,14 +277,26 @@ def rating_insert(*, check_shown: bool) -> str:
     )
 
 
+def data_bump(*, after: str = "") -> str:
+    """The rating's data-version bump (``annotations.data_versions``: the sample's split,
+    a shard); params: kind, shard, stamp (``new_stamp``), sample id. With ``after`` (a
+    CTE's name) only when that CTE returned a row."""
+    source = f"SELECT %s, split_id, %s, 1, %s FROM {table(Sample)} WHERE id = %s" + (
+        f" AND EXISTS (SELECT 1 FROM {after})" if after else ""
+    )
+    return bump_sql(source)
+
+
 def claim_and_rate(claim: str, write: str, item: str | None) -> str:
     """PostgreSQL, one round trip: the slot's claim and the rating's write in one statement,
-    the write only when the claim happened (the two counts say which refused), and with
-    ``item`` the next page's item read in it too (another row: the write does not touch
-    it)."""
+    the write only when the claim happened (the two counts say which refused), the data
+    version's bump (``data_bump``) when the write happened, and with ``item`` the next
+    page's item read in it too (another row: the write does not touch it). Params: the
+    claim's, the write's, the bump's, the item's."""
     sql = (
         f"WITH claimed AS ({claim} RETURNING id), written AS ({write} AND EXISTS"
-        f" (SELECT 1 FROM claimed) {RATING_CONFLICT} RETURNING 1)"
+        f" (SELECT 1 FROM claimed) {RATING_CONFLICT} RETURNING 1),"
+        f" bumped AS ({data_bump(after='written')})"
         " SELECT (SELECT count(*) FROM claimed), (SELECT count(*) FROM written)"
     )
     if item is not None:
@@ -306,6 +319,7 @@ def statements() -> Iterator[tuple[str, str]]:
     yield "item_check", item_check()
     yield "slot_done", slot_done()
     yield "slot_void_done", slot_void_done()
+    yield "data_bump", data_bump()
     for check_shown in (False, True):
         yield "rating_insert", rating_insert(check_shown=check_shown) + " " + RATING_CONFLICT
     write = rating_insert(check_shown=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Q
 
+from annotations.data_versions import data_changed
 from annotations.models import Sample
 from annotations.reference import ReferenceEdit, reference_texts_edit
 from annotations.text_versions import (
@@ -56,6 +57,8 @@ def sample_texts_correct(
             )
         touched |= showing(kind, obj.pk)
     changed = list(Sample.objects.filter(touched, studies=study).order_by("id"))
+    if changed:
+        data_changed(kind=study.task_kind)
     slots_outdate([s.pk for s in changed], [study.pk])
     return changed
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from annotations.data_versions import data_changed
 from annotations.models import Rating, Sample, SenseCandidate, TaskKind
 from predictions.evaluation import score_lists
 from predictions.evaluation_kinds import relatedness_scores, sense_choice_scores
@@ -47,6 +48,7 @@ def run_score(*, run: ModelRun) -> dict | None:
             found = score_lists(labels, preds).as_dict()
     run.scores = {**found, "scored_at": timezone.now().isoformat()} if found else None
     run.save(update_fields=["scores"])
+    data_changed(kind=kind)  # the run is on the leaderboard and every run list now
     return run.scores
 
 

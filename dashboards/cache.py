@@ -1,0 +1,91 @@
+"""The dashboards' cache: what is costly to recompute (figures, orders, per-rater and
+per-setup tables) is kept in the cache under a key made of the page's name, its scope and
+filters (``SampleFilterForm.query_string``), its own parameters and the scope's data version
+(``annotations.data_versions``). Every write a figure depends on bumps that version in its
+transaction, so a changed scope is recomputed on its next request and an old entry is never
+read again (it expires after ``DASHBOARD_CACHE_SECONDS``, only to free the memory).
+
+The cache is ``settings.DASHBOARD_CACHE`` (an alias of ``CACHES``, the default one unless
+set): a per-process memory cache or Redis. A cache that does not answer costs the page its
+speed, never its answer: the figures are computed as without a cache and a warning logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import weakref
+from collections.abc import Callable
+from typing import TypeVar
+
+from django.conf import settings
+from django.core.cache import caches
+from redis.exceptions import RedisError
+
+from annotations.data_versions import data_version
+
+from .forms import SampleFilterForm
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+_MISSING = object()
+# a failing cache: Redis down, timing out or refusing a value (the memory cache never fails)
+CACHE_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError)
+# a request's form -> its versions, read once per request however many values it caches
+_versions: weakref.WeakKeyDictionary[SampleFilterForm, dict[bool, str]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def scope_version(form: SampleFilterForm, *, every_kind: bool = False) -> str:
+    """The data version of the form's scope: its kind's, in its splits (every split when
+    the scope names none); with ``every_kind``, of every kind's data (a page that shows
+    several kinds). Read once per form, i.e. per request."""
+    known = _versions.setdefault(form, {})
+    if every_kind not in known:
+        splits = [s.pk for s in form.rating_scope.splits]
+        kind = None if every_kind else form.task_kind
+        known[every_kind] = data_version(kind=kind, split_ids=splits)
+    return known[every_kind]
+
+
+def cache_key(name: str, form: SampleFilterForm, version: str, params: dict) -> str:
+    """``dash:<name>:<digest of the filters and params>:<version>`` (short, no spaces)."""
+    own = "&".join(f"{k}={params[k]}" for k in sorted(params))
+    digest = hashlib.sha256(f"{form.query_string()}|{own}".encode()).hexdigest()[:32]
+    return f"dash:{name}:{digest}:{version}"
+
+
+def _alias() -> str:
+    """``DASHBOARD_CACHE``, or the default cache where ``CACHES`` has no such alias."""
+    alias = settings.DASHBOARD_CACHE
+    return alias if alias in settings.CACHES else "default"
+
+
+def cached(
+    name: str,
+    form: SampleFilterForm,
+    compute: Callable[[], T],
+    *,
+    every_kind: bool = False,
+    **params: object,
+) -> T:
+    """``compute()``'s value for this page (``name``), scope and filters (``form``) and page
+    parameters (``params``: everything else the value depends on), from the cache when the
+    scope's data has not changed since it was stored."""
+    version = scope_version(form, every_kind=every_kind)
+    key = cache_key(name, form, version, params)
+    store = caches[_alias()]
+    try:
+        found = store.get(key, _MISSING)
+    except CACHE_FAILURES as exc:
+        logger.warning("dashboard cache unavailable (read of %s): %s", name, exc)
+        return compute()
+    if found is not _MISSING:
+        return found  # type: ignore[return-value]  # stored by this function for this key
+    value = compute()
+    try:
+        store.set(key, value, timeout=settings.DASHBOARD_CACHE_SECONDS)
+    except CACHE_FAILURES as exc:
+        logger.warning("dashboard cache unavailable (write of %s): %s", name, exc)
+    return value
