@@ -26,12 +26,15 @@ def snapshot(folder: Path) -> dict[str, int]:
     return {str(p): p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
 
 
-def run_smoke(script: str, tmp_path: Path, *extra: str, database_url: str = "") -> str:
+def run_smoke(
+    script: str, tmp_path: Path, *extra: str, database_url: str = "", **more_env: str
+) -> str:
     """Output of ``python bench/<script> --smoke`` (exit 0 asserted), with SQLite scratch
     databases in ``tmp_path`` (or next to ``database_url``'s PostgreSQL database) and nothing
-    written to bench/results/."""
+    written to bench/results/; ``more_env`` overrides the environment (``DEBUG=1``)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CACHE_URL")}
     env |= {"BENCH_SCRATCH_DIR": str(tmp_path), "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+    env |= more_env
     if database_url:
         env["DATABASE_URL"] = database_url
     before = snapshot(RESULTS)
@@ -99,12 +102,19 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
 
 
 def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
-    out = run_smoke("dashboards.py", tmp_path)
+    """As production runs (DEBUG=0), with no collected static files (an empty STATIC_ROOT)."""
+    no_static = str(tmp_path / "no-collectstatic")
+    out = run_smoke("dashboards.py", tmp_path, DEBUG="0", STATIC_ROOT=no_static)
     phases = out.split("built a synthetic study: 120 samples")
     assert len(phases) == 2, out
     for phase in phases:  # every page answered 200 (asserted by the script) and was timed
-        timed = re.findall(r"^  (\S.*?)\s+(\d+\.\d{3})\s+\d+\.\d{2}", phase, re.M)
+        timed = re.findall(  # page, cold s, warm s, ratio, cold CPU, warm CPU, queries
+            r"^  (\S.*?)\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+\d+\.\d{2}\s+[\d.]+\s+[\d.]+\s+(\d+)",
+            phase,
+            re.M,
+        )
         assert len(timed) == 15, phase
+        assert all(int(queries) <= 8 for *_, queries in timed), timed  # warm: from the cache
 
 
 # --- The ML benchmarks: MiniLM on a few homonyms' samples, frozen features where the script
