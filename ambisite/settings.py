@@ -310,7 +310,7 @@ else:
 # of its own. An entry unused for DASHBOARD_CACHE_SECONDS is dropped (to free memory only).
 CACHES["dashboards"] = (
     {**CACHES["default"], "KEY_PREFIX": "dash"}
-    if CACHES["default"]["BACKEND"].endswith("RedisCache")
+    if CACHE_URL not in ("", "locmem://")
     else {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "dashboards",

@@ -31,22 +31,17 @@ T = TypeVar("T")
 _MISSING = object()
 # a failing cache: Redis down, timing out or refusing a value (the memory cache never fails)
 CACHE_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError)
-# a request's form -> its versions, read once per request however many values it caches
-_versions: weakref.WeakKeyDictionary[SampleFilterForm, dict[bool, str]] = (
-    weakref.WeakKeyDictionary()
-)
+# a request's form -> its scope's version, read once however many values the page caches
+_versions: weakref.WeakKeyDictionary[SampleFilterForm, str] = weakref.WeakKeyDictionary()
 
 
-def scope_version(form: SampleFilterForm, *, every_kind: bool = False) -> str:
+def scope_version(form: SampleFilterForm) -> str:
     """The data version of the form's scope: its kind's, in its splits (every split when
-    the scope names none); with ``every_kind``, of every kind's data (a page that shows
-    several kinds). Read once per form, i.e. per request."""
-    known = _versions.setdefault(form, {})
-    if every_kind not in known:
+    the scope names none). Read once per form, i.e. once per request."""
+    if form not in _versions:
         splits = [s.pk for s in form.rating_scope.splits]
-        kind = None if every_kind else form.task_kind
-        known[every_kind] = data_version(kind=kind, split_ids=splits)
-    return known[every_kind]
+        _versions[form] = data_version(kind=form.task_kind, split_ids=splits)
+    return _versions[form]
 
 
 def cache_key(name: str, form: SampleFilterForm, version: str, params: dict) -> str:
@@ -62,18 +57,11 @@ def _alias() -> str:
     return alias if alias in settings.CACHES else "default"
 
 
-def cached(
-    name: str,
-    form: SampleFilterForm,
-    compute: Callable[[], T],
-    *,
-    every_kind: bool = False,
-    **params: object,
-) -> T:
+def cached(name: str, form: SampleFilterForm, compute: Callable[[], T], **params: object) -> T:
     """``compute()``'s value for this page (``name``), scope and filters (``form``) and page
     parameters (``params``: everything else the value depends on), from the cache when the
     scope's data has not changed since it was stored."""
-    version = scope_version(form, every_kind=every_kind)
+    version = scope_version(form)
     key = cache_key(name, form, version, params)
     store = caches[_alias()]
     try:
@@ -82,7 +70,7 @@ def cached(
         logger.warning("dashboard cache unavailable (read of %s): %s", name, exc)
         return compute()
     if found is not _MISSING:
-        return found  # type: ignore[return-value]  # stored by this function for this key
+        return found  # stored by this function for this key
     value = compute()
     try:
         store.set(key, value, timeout=settings.DASHBOARD_CACHE_SECONDS)

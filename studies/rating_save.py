@@ -132,7 +132,12 @@ def _save_rating(
         claim = sql.slot_void_done()
     # else a re-save: the row was read under the participant's lock
     write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
-    bump = [participant.study.task_kind, participant.pk % SHARDS, new_stamp(), row.sample_id]
+    bump: list[str | int | None] = [
+        participant.study.task_kind,
+        participant.pk % SHARDS,
+        new_stamp(),
+        row.sample_id,
+    ]
     following = None
     with connection.cursor() as cursor:
         if claim and connection.vendor == "postgresql":

@@ -43,19 +43,9 @@ def problems(statement: str) -> list[str]:
     derived = set(re.findall(r"(\w+)\s+AS\s+\(", text)) | set(re.findall(r"\)\s+(\w+)", text))
     derived = {d for d in derived if d.lower() not in KEYWORDS}
     named = {t for t in aliases.values() if t}
-    insert = re.search(r"INSERT INTO (\w+)\s*\(([^)]*)\)", text)
-    if insert:
-        aliases["EXCLUDED"] = insert.group(1)
-        listed = {c.strip() for c in insert.group(2).split(",")}
-        # the primary key is the one column left to the database
-        model = next(m for m in apps.get_models() if m._meta.db_table == insert.group(1))
-        missing = tables[insert.group(1)] - listed - {model._meta.pk.column}
-        found += [f"INSERT INTO {insert.group(1)} leaves out {c}" for c in sorted(missing)]
-        found += [
-            f"{insert.group(1)} has no column {c}" for c in sorted(listed - tables[insert.group(1)])
-        ]
+    found += _insert_problems(text, tables)
     for alias, column in re.findall(r"\b(\w+)\.(\w+|\*)", text):
-        if alias in derived or column == "*":
+        if alias in derived or alias == "EXCLUDED" or column == "*":
             continue
         table = aliases.get(alias)
         if table is None:
@@ -70,6 +60,27 @@ def problems(statement: str) -> list[str]:
             continue
         if word not in every:
             found.append(f"no table of the statement has a column {word}")
+    return found
+
+
+def _insert_problems(text: str, tables: dict[str, set[str]]) -> list[str]:
+    """Each INSERT (a statement may hold several in its CTEs) lists every column of its
+    table but the primary key, and its ``EXCLUDED.x`` (up to the next INSERT) are columns of
+    that table."""
+    found: list[str] = []
+    inserts = list(re.finditer(r"INSERT INTO (\w+)\s*\(([^)]*)\)", text))
+    for n, insert in enumerate(inserts):
+        table = insert.group(1)
+        listed = {c.strip() for c in insert.group(2).split(",")}
+        # the primary key is the one column left to the database
+        model = next(m for m in apps.get_models() if m._meta.db_table == table)
+        missing = tables[table] - listed - {model._meta.pk.column}
+        found += [f"INSERT INTO {table} leaves out {c}" for c in sorted(missing)]
+        found += [f"{table} has no column {c}" for c in sorted(listed - tables[table])]
+        end = inserts[n + 1].start() if n + 1 < len(inserts) else len(text)
+        for column in re.findall(r"\bEXCLUDED\.(\w+)", text[insert.start() : end]):
+            if column not in tables[table]:
+                found.append(f"{table} has no column {column}")
     return found
 
 
