@@ -42,13 +42,18 @@ def _sample_ids(study: Study, samples: QuerySet[Sample] | list) -> list[int]:
     return ids
 
 
-def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
-    StudySample.objects.filter(study=study).delete()
-    ids = _sample_ids(study, samples)
+def _samples_write(study: Study, ids: list[int]) -> None:
+    """Give the study these samples too: the study scope's samples change (its data
+    version, ``annotations.data_versions``)."""
     StudySample.objects.bulk_create(
         [StudySample(study=study, sample_id=s) for s in ids], batch_size=1000
     )
-    data_changed(kind=study.task_kind)  # the study scope's samples
+    data_changed(kind=study.task_kind)
+
+
+def _set_samples(study: Study, samples: QuerySet[Sample] | list[Sample]) -> None:
+    StudySample.objects.filter(study=study).delete()
+    _samples_write(study, _sample_ids(study, samples))
 
 
 @transaction.atomic
@@ -62,9 +67,7 @@ def study_samples_add(*, study: Study, samples: QuerySet[Sample] | list) -> int:
         raise StudyError("A closed study takes no more samples.")
     have = set(StudySample.objects.filter(study=study).values_list("sample_id", flat=True))
     new = [i for i in dict.fromkeys(_sample_ids(study, samples)) if i not in have]
-    StudySample.objects.bulk_create(
-        [StudySample(study=study, sample_id=s) for s in new], batch_size=1000
-    )
+    _samples_write(study, new)
     if study.status != Study.Status.DRAFT:
         slots_create(study)
     return len(new)

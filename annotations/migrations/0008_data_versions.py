@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotations", "0006_exclusion_revoke_reason"),
+        ("annotations", "0007_use_pair_kind"),
     ]
 
     operations = [
