@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from annotations import metrics_bootstrap as metrics
 
 from .forms import SampleFilterForm
-from .selectors import groups_are_known, rating_table
+from .selectors import groups_are_known, rater_lists, rating_table
 
 N_BOOT = 1000
 
@@ -99,11 +99,16 @@ METRICS = [
 def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> dict:
     """Figures for the filtered samples; ``n_boot=0`` skips the intervals (fast page)."""
     ratings = form.ratings()
-    table = rating_table(ratings, form.samples())
+    known = groups_are_known(ratings)
+    of_rater, names = rater_lists(ratings) if known else ({}, {})
+    table = rating_table(ratings, form.samples(), of_rater)
     if len(table) == 0:
         return {"empty": True, "metrics": [], "n_ratings": 0}
-    known = groups_are_known(ratings)
     result = metrics.agreement(table, groups_known=known, n_boot=n_boot, seed=seed)
+    if table.group is not None:  # group codes follow the list ids in order
+        labels = [names[k] for k in sorted({of_rater[r] for r in of_rater})]
+        for row in result.groups:
+            row["label"] = labels[row["group"]]
     shown = [m for m in METRICS if m.key in result.values]
     return {
         "empty": False,

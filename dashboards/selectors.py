@@ -24,6 +24,7 @@ from ambisite.arrays import flat_array
 from annotations.metrics import RatingTable, compact, dot
 from annotations.models import GRADED_KINDS, Rater, Rating, Sample, score_range
 from predictions.models import ModelRun, Prediction
+from studies.models import ListSlot
 
 OPEN_FLAG = Case(
     When(story__ending="", then=Value(1)), default=Value(0), output_field=IntegerField()
@@ -34,19 +35,39 @@ _RANGES = [score_range(kind) for kind in GRADED_KINDS]
 SCALE = np.arange(min(r[0] for r in _RANGES), max(r[1] for r in _RANGES) + 1, dtype=float)
 
 
-def rating_table(ratings: QuerySet[Rating], samples: QuerySet[Sample]) -> RatingTable:
+def rating_table(
+    ratings: QuerySet[Rating], samples: QuerySet[Sample], lists: dict[int, int] | None = None
+) -> RatingTable:
     """Two queries: ``(sample, rater, score)`` of every rating and the setup of every sample
     (``samples`` must hold the rated ones), as coded arrays. Joined in numpy: a join in
-    SQL costs more than the rows it adds."""
+    SQL costs more than the rows it adds. With ``lists`` (rater id -> list id, from
+    :func:`rater_lists`) covering every rater, each rating's group is its rater's list."""
     arr = flat_array(ratings.order_by().values_list("sample_id", "rater_id", "score"), 3)
     setups = flat_array(samples.order_by("id").values_list("id", "story__setup_id"), 2)
     setup_of = setups[np.searchsorted(setups[:, 0], arr[:, 0]), 1] if len(arr) else arr[:, 0]
+    group = None
+    if lists and len(arr) and all(r in lists for r in np.unique(arr[:, 1]).tolist()):
+        group = codes(np.array([lists[r] for r in arr[:, 1].tolist()], np.int64))
     return RatingTable(
         sample=codes(arr[:, 0]),
         rater=codes(arr[:, 1]),
         score=arr[:, 2].astype(float),
         setup=codes(setup_of),
+        group=group,
     )
+
+
+def rater_lists(ratings: QuerySet[Rating]) -> tuple[dict[int, int], dict[int, str]]:
+    """One query: the list of each rater of ``ratings`` who took a place in a list-design
+    study (``studies.lists``), and each such list's name ("study-slug list 3")."""
+    rows = ListSlot.objects.filter(
+        participant__rater_id__in=ratings.order_by().values("rater_id")
+    ).values_list("participant__rater_id", "list_id", "study__slug", "list__number")
+    of_rater, names = {}, {}
+    for rater_id, list_id, slug, number in rows:
+        of_rater[rater_id] = list_id
+        names[list_id] = f"{slug} list {number}"
+    return of_rater, names
 
 
 def codes(values: np.ndarray) -> np.ndarray:

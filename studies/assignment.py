@@ -44,7 +44,7 @@ from django.utils import timezone
 
 from annotations.models import Rating
 
-from . import sql
+from . import lists, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 
 RESERVE_ATTEMPTS = 8
@@ -80,6 +80,8 @@ def batch_problem(study: Study) -> str | None:
     study reserves no samples (its activity's app hands out its items)."""
     if not study.activity_def.reserves_batch:
         return None
+    if lists.uses_lists(study):  # fixed lists: studies.lists
+        return lists.lists_problem(study) or _checks_problem(study)
     n_samples = StudySample.objects.filter(study=study).count()
     if n_samples == 0:
         return "The study has no samples."
@@ -102,6 +104,10 @@ def batch_problem(study: Study) -> str | None:
             f"Each participant would need {study.samples_per_participant} samples from "
             f"different {noun}, but the study's samples come from only {setups} {noun}."
         )
+    return _checks_problem(study)
+
+
+def _checks_problem(study: Study) -> str | None:
     if (
         study.attention_checks_per_batch
         and not study.check_questions.filter(as_attention_check=True).exists()
@@ -112,7 +118,10 @@ def batch_problem(study: Study) -> str | None:
 
 def slots_create(study: Study) -> int:
     """Create the missing slots 1..ratings_per_sample of every study sample; idempotent.
-    In a one-item-per-word study each slot carries its sample's word."""
+    In a one-item-per-word study each slot carries its sample's word. A list-design study
+    gets its lists and their places instead (``lists.lists_create``)."""
+    if lists.uses_lists(study):
+        return lists.lists_create(study)
     have = set(Slot.objects.filter(study=study).values_list("sample_id", "number"))
     rows = StudySample.objects.filter(study=study).values_list(
         "sample_id", "sample__story__setup_id", "sample__story__setup__homonym_id"
@@ -263,6 +272,12 @@ class _LostRace(Exception):
 
 def _reserve_once(participant: Participant, rng: random.Random, queued: bool) -> None:
     study = participant.study
+    if study.activity_def.reserves_batch and lists.uses_lists(study):
+        # a whole list as the batch (studies.lists): one place, claimed with SKIP LOCKED, so
+        # arrivals never queue on the study row (its lock would deadlock with the item
+        # slots' foreign-key checks)
+        _reserve_list(participant, _draw_checks(study, study.attention_checks_per_batch, rng), rng)
+        return
     if queued:
         # Colliding arrivals queue on the study row, so at most one of them holds partial
         # batches while it waits; first-try arrivals never wait (they skip locked rows and
@@ -272,8 +287,7 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
     if not study.activity_def.reserves_batch:  # the activity's app hands out its items
         k, n_checks = 0, 0
     slots = _claim(study, k, rng, QUEUED_ROUNDS if queued else LOCK_ROUNDS) if k else []
-    checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
-    checks = rng.sample(checks, min(n_checks, len(checks)))
+    checks = _draw_checks(study, n_checks, rng)
     positions = list(range(len(slots) + len(checks)))
     rng.shuffle(positions)
     if slots:  # one compare-and-set UPDATE for the whole batch (hand-written: 30 WHENs)
@@ -289,6 +303,23 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
         AttentionAnswer(participant=participant, question=q, position=pos)
         for q, pos in zip(checks, positions[len(slots) :])
     )
+
+
+def _draw_checks(study: Study, n_checks: int, rng: random.Random) -> list[CheckQuestion]:
+    """The attention checks of a batch: ``n_checks`` of the study's, at random."""
+    checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
+    return rng.sample(checks, min(n_checks, len(checks)))
+
+
+def _reserve_list(participant: Participant, checks, rng: random.Random) -> None:
+    try:
+        found = lists.list_reserve(participant, checks, rng)
+    except lists.ListsContended:
+        raise _Contended from None
+    except lists.ListSlotTaken:
+        raise _LostRace from None
+    if not found:
+        raise BatchUnavailable("Every list has all its participants.")
 
 
 def batch_reserve(
@@ -318,6 +349,8 @@ def batch_reserve(
 def pending_holds_block(study: Study) -> bool:
     """Whether a batch could be formed if the participants who have not qualified yet gave
     their places back: the study is then busy (those holds end within minutes), not full."""
+    if lists.uses_lists(study):
+        return lists.pending_block(study)
     pending = Q(status=Slot.Status.RESERVED, participant__status=Participant.Status.STARTED)
     setups = (
         Slot.objects.filter(study=study)
@@ -330,7 +363,10 @@ def pending_holds_block(study: Study) -> bool:
 
 
 def slots_release(participant: Participant) -> int:
-    """Give the participant's unrated slots back to the pool (timeout, screen-out)."""
+    """Give the participant's unrated slots back to the pool (timeout, screen-out); in a
+    list-design study their list place returns whole (``lists.list_release``)."""
+    if lists.uses_lists(participant.study):
+        return lists.list_release(participant)
     return Slot.objects.filter(participant=participant, status=Slot.Status.RESERVED).update(
         status=Slot.Status.FREE, participant=None, position=None, reserved_at=None
     )
@@ -365,14 +401,19 @@ def slots_outdate(sample_ids: Sequence[int], study_ids: Sequence[int]) -> int:
     rated = rated.filter(sample_id__in=list(sample_ids)).exclude(study__status="closed")
     held = list(rated.select_for_update())
     Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.OUTDATED)
+    by_lists = lists.list_study_ids(study_ids)  # a list is never re-offered sample by sample
     for slot in held:
-        _replacement(slot)
+        if slot.study_id not in by_lists:
+            _replacement(slot)
     return len(held)
 
 
 def slots_void(participant: Participant) -> int:
     """The participant's ratings no longer count: void their slots and open replacements,
-    so each sample still reaches the wanted number of valid ratings."""
+    so each sample still reaches the wanted number of valid ratings (a list-design study
+    replaces the whole list place: ``lists.list_void``)."""
+    if lists.uses_lists(participant.study):
+        return lists.list_void(participant)
     held = list(
         Slot.objects.select_for_update()
         .filter(participant=participant)
@@ -388,6 +429,8 @@ def slots_restore(participant: Participant) -> int:
     """Undo ``slots_void`` after a researcher includes the participant again: each rated
     void slot counts again and an unclaimed replacement is withdrawn. Returns how many
     samples went above the wanted number because their replacement was already taken."""
+    if lists.uses_lists(participant.study):
+        return lists.list_restore(participant)
     over = 0
     rated = set(
         Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)

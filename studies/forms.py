@@ -11,7 +11,7 @@ from annotations.models import Sample, Split, TaskKind, score_range
 
 from . import defaults
 from .adaptive import TRADEOFF
-from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, Study
+from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, ListDesign, Study
 
 SCORES = [(n, str(n)) for n in range(1, 6)]
 
@@ -43,6 +43,27 @@ class StudyForm(forms.ModelForm):
         max_value=1_000_000,
         label="At most N samples",
         help_text="At most this many samples (whole setups).",
+    )
+    ASSIGNMENTS = [
+        ("samples", "Per sample: each participant gets a batch of free places"),
+        ("lists", "Fixed lists: each list rated whole by exactly N participants"),
+    ]
+    assignment = forms.ChoiceField(
+        choices=ASSIGNMENTS,
+        initial="samples",
+        required=False,
+        label="Assignment",
+        help_text="Fixed lists follow the AmbiStory paper (groups of annotators sharing a list, "
+        "so the best annotator per group can be computed): lists of 'samples per "
+        "participant' made from the samples, one sample per story, or uploaded on the "
+        "study page; N is 'ratings per sample'. Not with adaptive allocation.",
+    )
+    latin_square = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Latin-square order",
+        help_text="Fixed lists: rotate the order of a list's items across its N participants; "
+        "off: each participant sees the list in an order of their own.",
     )
 
     class Meta:
@@ -140,9 +161,14 @@ class StudyForm(forms.ModelForm):
             self.fields[
                 "split"
             ].help_text = "Samples come from this split. Leave empty to keep the current samples."
+        if self.instance.pk:
+            design = ListDesign.objects.filter(study=self.instance).first()
+            self.initial["assignment"] = "lists" if design else "samples"
+            self.initial["latin_square"] = design.latin_square if design else True
         if self.instance.pk and self.instance.status != Study.Status.DRAFT:
-            for name in ("task_kind", "split", "endings", "homonyms", "limit"):
+            for name in ("task_kind", "split", "endings", "homonyms", "limit", "assignment"):
                 self.fields[name].disabled = True
+            self.fields["latin_square"].disabled = True
 
     OPTIONAL_WITH_DEFAULT = (
         "task_kind",
@@ -161,6 +187,8 @@ class StudyForm(forms.ModelForm):
         for name in self.OPTIONAL_WITH_DEFAULT:
             if data.get(name) in (None, ""):
                 data[name] = Study._meta.get_field(name).get_default()  # type: ignore[union-attr]
+        if data.get("assignment") == "lists" and data.get("adaptive"):
+            self.add_error("assignment", "Fixed lists cannot be combined with adaptive allocation.")
         split, kind = data.get("split"), data.get("task_kind")
         if split and kind and split.dataset.task_kind != kind:
             self.add_error(
@@ -198,6 +226,8 @@ class StudyForm(forms.ModelForm):
         plausibility default gets its own kind's (``defaults.for_kind``), and so do an
         empty number of attention checks and an empty least share of them right."""
         found = {name: self.cleaned_data[name] for name in self.Meta.fields}
+        found["assignment"] = self.cleaned_data.get("assignment") or "samples"
+        found["latin_square"] = bool(self.cleaned_data.get("latin_square"))
         kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
         for name in ("attention_checks_per_batch", "attention_min_correct"):
             if found.get(name) is None:

@@ -16,7 +16,7 @@ from annotations.models import (
 )
 from annotations.services import rater_exclude, rater_include
 
-from . import defaults
+from . import defaults, lists
 from .assignment import (
     batch_problem,
     slots_create,
@@ -65,6 +65,10 @@ def study_samples_add(*, study: Study, samples: QuerySet[Sample] | list) -> int:
     study = Study.objects.select_for_update().get(pk=study.pk)
     if study.status == Study.Status.CLOSED:
         raise StudyError("A closed study takes no more samples.")
+    if lists.uses_lists(study):  # fixed lists: made again from the samples, never grown
+        if study.status != Study.Status.DRAFT:
+            raise StudyError("A study assigned by lists takes no samples once it is opened.")
+        lists.lists_drop(study=study)
     have = set(StudySample.objects.filter(study=study).values_list("sample_id", flat=True))
     new = [i for i in dict.fromkeys(_sample_ids(study, samples)) if i not in have]
     _samples_write(study, new)
@@ -86,12 +90,25 @@ def study_create(
     for name in defaults.KIND_DEFAULTS:
         fields.setdefault(name, getattr(kind, name))
     questions = fields.pop("questions", None) or kind.checks
+    design = _pop_design(fields)
     study = Study.objects.create(title=title, slug=slug, created_by=by, **fields)
     CheckQuestion.objects.bulk_create(
         CheckQuestion(study=study, order=i, **q) for i, q in enumerate(questions)
     )
     _set_samples(study, samples)
+    if design is not None:
+        lists.design_set(study=study, **design)
     return study
+
+
+def _pop_design(fields: dict) -> dict | None:
+    """``assignment`` ("samples" or "lists") and ``latin_square`` out of ``fields``: the
+    list design's settings (``studies.lists.design_set``), None when not given."""
+    assignment = fields.pop("assignment", None)
+    latin_square = fields.pop("latin_square", True)
+    if assignment is None:
+        return None
+    return {"lists": assignment == "lists", "latin_square": bool(latin_square)}
 
 
 @transaction.atomic
@@ -99,6 +116,7 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     """Change settings; the sample set can only change while the study is a draft."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     started = study.status != Study.Status.DRAFT
+    design = _pop_design(fields)
     if started and fields.get("task_kind", study.task_kind) != study.task_kind:
         raise StudyError("The task kind can only be changed while the study is a draft.")
     per_word = fields.get("one_item_per_word", study.one_item_per_word)
@@ -112,6 +130,7 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
         if started:
             raise StudyError("Samples can only be changed while the study is a draft.")
         _set_samples(study, samples)
+        lists.lists_drop(study=study)  # lists of the old samples: made again on opening
     if started and fields.get("ratings_per_sample", study.ratings_per_sample) < (
         study.ratings_per_sample
     ):
@@ -119,6 +138,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     for name, value in fields.items():
         setattr(study, name, value)
     study.save()
+    if design is not None:
+        lists.design_set(study=study, **design)
     return study
 
 

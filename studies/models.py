@@ -476,3 +476,6 @@ class AttentionAnswer(models.Model):
 
 # Remedy lives in its own module (kept here under 500 lines); imported so that it registers.
 from .remedy_models import Remedy  # noqa: E402, F401
+
+# the list design's tables live in their own module; imported here so Django finds them
+from .list_models import ListDesign, ListSlot, StudyList, StudyListItem  # noqa: E402, F401

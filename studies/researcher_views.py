@@ -17,7 +17,7 @@ from ambisite.query import id_param
 from annotations.models import Sample
 from annotations.scope import refuse_unknown
 
-from . import monitoring, participant_views, selectors, services
+from . import list_views, monitoring, participant_views, selectors, services
 from .adaptive import TRADEOFF, rule_text
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Study
@@ -91,6 +91,7 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "outlook": monitoring.study_outlook(study),
         "adaptive_rule": rule_text(study.adaptive_rule),
         "adaptive_tradeoff": TRADEOFF,
+        "lists": list_views.lists_context(study),
     }
     return render(request, "studies/study_detail.html", ctx)
 

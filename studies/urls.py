@@ -2,6 +2,7 @@ from django.urls import path
 
 from . import (
     hold_views,
+    list_views,
     monitor_views,
     participant_views,
     preview_views,
@@ -47,6 +48,8 @@ urlpatterns = [
         participant_views.pid_reset,
         name="pid_reset",
     ),
+    path("<int:pk>/lists/upload/", list_views.lists_upload, name="lists_upload"),
+    path("<int:pk>/lists/make/", list_views.lists_make, name="lists_make"),
     path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
     path(
         "<int:pk>/participants/<int:participant_pk>/toggle/",

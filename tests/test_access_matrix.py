@@ -272,6 +272,8 @@ RULES: dict[str, dict[str, Callable]] = {
     "wug:annotate": POST_ONLY_SITE,
     "wug:crowd_start": POST_ONLY_SITE,
     "wug:crowd_round": POST_ONLY_SITE,
+    "studies:lists_upload": POST_ONLY_SITE,
+    "studies:lists_make": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
     # the heartbeat of the pages before qualifying (static/js/hold.js): POST only
     "participate:hold": {role: status(405) for role in ROLES},

@@ -39,6 +39,8 @@ NOT_PAGES = {
     "studies:action",
     "studies:live",
     "studies:adaptive_outlook",
+    "studies:lists_upload",
+    "studies:lists_make",
     "writing:export",
 }
 # Pages worth seeing in more than one state (a filter that adds columns or notes).

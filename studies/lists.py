@@ -1,0 +1,431 @@
+"""Assignment by fixed lists (``ListDesign``), beside the per-sample batches of
+``studies.assignment``, which calls in here for a list-design study.
+
+A study assigned by lists gives each arrival a whole list: every list has
+``ratings_per_sample`` places (``ListSlot``), one per Latin-square rotation, and the
+participant holding a place rates the list's samples in that rotation's order
+(``list_design.item_order``; in an order of their own without the Latin square). The
+guarantees are those of the per-sample path, kept by the database:
+
+* an arrival locks one free place with ``SELECT ... FOR UPDATE SKIP LOCKED`` (PostgreSQL)
+  and takes it with a compare-and-set ``UPDATE ... WHERE status = 'free'`` that must touch
+  the row (SQLite: a lost race rolls the attempt back and it is retried), in the same
+  transaction as the participant row and the batch's item slots (``Slot`` rows created
+  reserved, so the rating path is the per-sample one);
+* a list has at most one counted (free or held) place per rotation (a partial unique
+  constraint), so it is never offered to more than ``ratings_per_sample`` participants at
+  once; a place is never shared (one participant per place and one place per participant);
+* a place given back on timeout or screen-out returns whole: unrated, it is free again;
+  after some ratings it is ``released`` (its ratings stay, its participant stays in the
+  list's group) and a fresh free place with the same rotation re-offers the whole list; an
+  excluded participant's place is ``void`` and replaced the same way, never sample by
+  sample.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.db.models import Count, Max, Q, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotations.models import Rating
+
+from . import list_design
+from .errors import StudyError
+from .list_models import ListDesign, ListSlot, StudyList, StudyListItem
+from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+
+Status = ListSlot.Status
+
+
+class ListsContended(Exception):
+    """Free places exist but other arrivals hold them right now; try again."""
+
+
+def uses_lists(study: Study) -> bool:
+    """Whether ``study`` is assigned by fixed lists (the one test every caller asks)."""
+    return ListDesign.objects.filter(study_id=study.pk).exists()
+
+
+def list_study_ids(study_ids: Sequence[int]) -> set[int]:
+    return set(
+        ListDesign.objects.filter(study_id__in=list(study_ids)).values_list("study_id", flat=True)
+    )
+
+
+# --- the researcher's side ----------------------------------------------------------------
+
+
+@transaction.atomic
+def design_set(*, study: Study, lists: bool, latin_square: bool = True) -> None:
+    """Choose per-sample assignment or fixed lists (and the Latin square); while the study
+    is a draft only. Leaving the list design drops its lists."""
+    if study.status != Study.Status.DRAFT and lists != uses_lists(study):
+        raise StudyError("The assignment can only be changed while the study is a draft.")
+    if not lists:
+        StudyList.objects.filter(study=study).delete()
+        ListDesign.objects.filter(study=study).delete()
+        return
+    design, _ = ListDesign.objects.get_or_create(study=study, defaults={"seed": study.pk})
+    if design.latin_square != latin_square:
+        design.latin_square = latin_square
+        design.save(update_fields=["latin_square"])
+
+
+def lists_drop(*, study: Study) -> None:
+    """The study's samples changed (draft): its lists go, to be made again on opening (an
+    uploaded file must be uploaded again)."""
+    if StudyList.objects.filter(study=study).exists():
+        StudyList.objects.filter(study=study).delete()
+        ListDesign.objects.filter(study=study).update(source=ListDesign.Source.MADE)
+
+
+def _write_lists(study: Study, lists: list[list[int]]) -> None:
+    StudyList.objects.filter(study=study).delete()
+    setup_of = dict(
+        StudySample.objects.filter(study=study).values_list("sample_id", "sample__story__setup_id")
+    )
+    made = StudyList.objects.bulk_create(
+        StudyList(study=study, number=k) for k in range(1, len(lists) + 1)
+    )
+    StudyListItem.objects.bulk_create(
+        (
+            StudyListItem(list=lst, sample_id=sid, setup_id=setup_of[sid], position=pos)
+            for lst, ids in zip(made, lists)
+            for pos, sid in enumerate(ids)
+        ),
+        batch_size=1000,
+    )
+
+
+def _draft_design(study: Study) -> ListDesign:
+    """The study's list design, locked with the study row; refused unless a draft."""
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    design = ListDesign.objects.select_for_update().filter(study=study).first()
+    if design is None:
+        raise StudyError("This study is not assigned by lists.")
+    if study.status != Study.Status.DRAFT:
+        raise StudyError("Lists can only be changed while the study is a draft.")
+    return design
+
+
+@transaction.atomic
+def lists_make(*, study: Study) -> int:
+    """(Re)make the study's lists from its samples (``list_design.make_lists``: lists of at
+    most ``samples_per_participant``, one sample per setup, seeded); draft only. Returns how
+    many lists there are."""
+    design = _draft_design(study)
+    rows = StudySample.objects.filter(study=study).values_list(
+        "sample_id", "sample__story__setup_id"
+    )
+    lists = list_design.make_lists(list(rows), study.samples_per_participant, design.seed)
+    _write_lists(study, lists)
+    ListDesign.objects.filter(pk=design.pk).update(source=ListDesign.Source.MADE)
+    return len(lists)
+
+
+@transaction.atomic
+def lists_upload(*, study: Study, text: str, name: str = "") -> int:
+    """Replace the study's lists with a researcher's file (``list_design.parse_lists``:
+    CSV, one list per line, or JSON); every sample must be one of the study's, no list may
+    hold a sample twice or two samples of one setup. Draft only; a refused file changes
+    nothing and the error names the line (``list_design.ListFileError``)."""
+    design = _draft_design(study)
+    parsed = list_design.parse_lists(text, name)
+    refs: dict[str, list[list_design.SampleRef]] = {}
+    rows = StudySample.objects.filter(study=study).values_list(
+        "sample_id", "sample__dataset_id", "sample__split__name", "sample__story__setup_id"
+    )
+    for sample_id, dataset_id, split, setup in rows:
+        ref = list_design.SampleRef(sample_id, setup)
+        refs.setdefault(str(dataset_id), []).append(ref)
+        refs.setdefault(f"{split}:{dataset_id}", []).append(ref)
+    lists = list_design.resolve_lists(parsed, refs)
+    _write_lists(study, lists)
+    ListDesign.objects.filter(pk=design.pk).update(source=ListDesign.Source.UPLOADED)
+    return len(lists)
+
+
+def lists_problem(study: Study) -> str | None:
+    """Why a list-design study cannot open, or None (``assignment.batch_problem``)."""
+    if study.adaptive:
+        return "Adaptive allocation cannot be combined with fixed lists."
+    if study.one_item_per_word:
+        return "One item per word cannot be combined with fixed lists (a list holds one sample per setup)."
+    if study.ratings_per_sample < 1:
+        return "Participants per list (ratings per sample) must be at least 1."
+    if StudyList.objects.filter(study=study).exists():
+        return None
+    if not StudySample.objects.filter(study=study).exists():
+        return "The study has no samples."
+    if study.samples_per_participant < 1:
+        return "Samples per participant (the list length) must be at least 1."
+    return None
+
+
+def lists_create(study: Study) -> int:
+    """On opening: make the lists if there are none yet, then the missing places (one free
+    place per list and rotation ``0..ratings_per_sample-1``); idempotent. Returns how many
+    places were added."""
+    if not StudyList.objects.filter(study=study).exists():
+        design = ListDesign.objects.get(study=study)
+        rows = StudySample.objects.filter(study=study).values_list(
+            "sample_id", "sample__story__setup_id"
+        )
+        made = list_design.make_lists(list(rows), study.samples_per_participant, design.seed)
+        _write_lists(study, made)
+    counted = set(
+        ListSlot.objects.filter(study=study, status__in=ListSlot.COUNTED).values_list(
+            "list_id", "rotation"
+        )
+    )
+    tops = dict(
+        ListSlot.objects.filter(study=study)
+        .values("list_id")
+        .annotate(top=Max("number"))
+        .values_list("list_id", "top")
+    )
+    new = []
+    for list_id in StudyList.objects.filter(study=study).values_list("id", flat=True):
+        top = tops.get(list_id) or 0
+        for rotation in range(study.ratings_per_sample):
+            if (list_id, rotation) not in counted:
+                top += 1
+                new.append(ListSlot(study=study, list_id=list_id, rotation=rotation, number=top))
+    ListSlot.objects.bulk_create(new, batch_size=1000)
+    return len(new)
+
+
+# --- arrival ---------------------------------------------------------------------------------
+
+
+def _lock_free_place(study: Study) -> ListSlot | None:
+    """A free place, locked until the transaction ends (rows other arrivals hold are
+    skipped): the lowest list first, so lists fill one after another and complete groups
+    form early. ``ListsContended`` when every free place is held by another arrival."""
+    free = ListSlot.objects.filter(study=study, status=Status.FREE).order_by("list_id", "number")
+    if connection.features.has_select_for_update_skip_locked:
+        place = free.select_for_update(skip_locked=True, of=("self",)).first()
+    else:
+        place = free.first()
+    if place is None and free.exists():
+        raise ListsContended
+    return place
+
+
+def list_reserve(
+    participant: Participant, checks: Sequence[CheckQuestion], rng: random.Random
+) -> bool:
+    """Give ``participant`` a free place and its list as their batch (reserved item slots
+    in the place's order, ``checks`` at random positions among them). Returns False when no
+    place is free; raises ``ListsContended`` when the free ones are held by others, and
+    ``ListSlotTaken`` when the compare-and-set lost (SQLite, without row locks)."""
+    study = participant.study
+    place = _lock_free_place(study)
+    if place is None:
+        return False
+    now = timezone.now()
+    taken = ListSlot.objects.filter(pk=place.pk, status=Status.FREE).update(
+        status=Status.HELD, participant=participant, reserved_at=now
+    )
+    if taken != 1:
+        raise ListSlotTaken
+    items = list(
+        StudyListItem.objects.filter(list_id=place.list_id)
+        .order_by("position")
+        .values_list("sample_id", "setup_id")
+    )
+    design = ListDesign.objects.get(study=study)
+    if design.latin_square:
+        order = list_design.item_order(len(items), place.rotation, study.ratings_per_sample)
+    else:
+        order = list(range(len(items)))
+        rng.shuffle(order)
+    total = len(items) + len(checks)
+    check_at = sorted(rng.sample(range(total), len(checks)))
+    item_at = [p for p in range(total) if p not in set(check_at)]
+    tops = dict(
+        Slot.objects.filter(study=study, sample_id__in=[s for s, _ in items])
+        .values("sample_id")
+        .annotate(top=Max("number"))
+        .values_list("sample_id", "top")
+    )
+    Slot.objects.bulk_create(
+        Slot(
+            study=study,
+            sample_id=items[k][0],
+            setup_id=items[k][1],
+            number=(tops.get(items[k][0]) or 0) + 1,
+            status=Slot.Status.RESERVED,
+            participant=participant,
+            position=pos,
+            reserved_at=now,
+        )
+        for k, pos in zip(order, item_at)
+    )
+    AttentionAnswer.objects.bulk_create(
+        AttentionAnswer(participant=participant, question=q, position=pos)
+        for q, pos in zip(checks, check_at)
+    )
+    return True
+
+
+class ListSlotTaken(Exception):
+    """Another arrival took the place between the read and the compare-and-set (SQLite)."""
+
+
+def pending_block(study: Study) -> bool:
+    """Whether some place is held by a participant who has not qualified yet (the study is
+    then busy, not full: those holds end within minutes)."""
+    return ListSlot.objects.filter(
+        study=study, status=Status.HELD, participant__status=Participant.Status.STARTED
+    ).exists()
+
+
+# --- places given back, void and restored ----------------------------------------------
+
+
+def _replace(place: ListSlot) -> None:
+    """A fresh free place for ``place``'s list with the same rotation and the next number
+    (the whole list is offered again)."""
+    top = ListSlot.objects.filter(list_id=place.list_id).aggregate(top=Max("number"))["top"]
+    ListSlot.objects.create(
+        study_id=place.study_id,
+        list_id=place.list_id,
+        rotation=place.rotation,
+        number=(top or 0) + 1,
+    )
+
+
+def _place(participant: Participant) -> ListSlot | None:
+    return ListSlot.objects.select_for_update().filter(participant=participant).first()
+
+
+def list_release(participant: Participant) -> int:
+    """Timeout or screen-out: the participant's unrated items go, and their place returns
+    whole: free again when nothing was rated, else released and replaced by a fresh place
+    (the ratings given stay). Returns how many unrated items were given back."""
+    place = _place(participant)
+    unrated = Slot.objects.filter(participant=participant, status=Slot.Status.RESERVED)
+    gone = unrated.count()
+    unrated.delete()
+    if place is None or place.status != Status.HELD:
+        return gone
+    if Slot.objects.filter(participant=participant).exists():
+        ListSlot.objects.filter(pk=place.pk).update(status=Status.RELEASED)
+        _replace(place)
+    else:
+        ListSlot.objects.filter(pk=place.pk).update(
+            status=Status.FREE, participant=None, reserved_at=None
+        )
+    return gone
+
+
+def list_void(participant: Participant) -> int:
+    """Exclusion: the participant's items are void and their place too; a held place is
+    replaced by a fresh one (a released one already was). Returns how many items."""
+    held = Slot.objects.filter(participant=participant).exclude(
+        status__in=[Slot.Status.VOID, Slot.Status.FREE]
+    )
+    count = held.update(status=Slot.Status.VOID)
+    place = _place(participant)
+    if place is not None and place.status in (Status.HELD, Status.RELEASED):
+        ListSlot.objects.filter(pk=place.pk).update(status=Status.VOID)
+        if place.status == Status.HELD:
+            _replace(place)
+    return count
+
+
+def list_restore(participant: Participant) -> int:
+    """Undo ``list_void`` (the researcher included the participant again): rated items count
+    again, and the place is held again if its replacement is still free (withdrawn), else
+    released. Returns how many samples went above the wanted ratings (the replacement
+    was taken: the list then has one more participant)."""
+    rated = set(
+        Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)
+    )
+    voids = Slot.objects.filter(participant=participant, status=Slot.Status.VOID)
+    back = voids.filter(sample_id__in=rated).update(
+        status=Slot.Status.DONE, done_at=Coalesce("done_at", Value(timezone.now()))
+    )
+    place = _place(participant)
+    if place is None or place.status != Status.VOID:
+        return 0
+    if participant.status == Participant.Status.TIMED_OUT:  # it had been released already
+        ListSlot.objects.filter(pk=place.pk).update(status=Status.RELEASED)
+        return 0
+    spare = (
+        ListSlot.objects.select_for_update(skip_locked=True)
+        .filter(list_id=place.list_id, rotation=place.rotation, status=Status.FREE)
+        .first()
+    )
+    if spare is not None:
+        spare.delete()
+        ListSlot.objects.filter(pk=place.pk).update(status=Status.HELD)
+        return 0
+    ListSlot.objects.filter(pk=place.pk).update(status=Status.RELEASED)
+    return back
+
+
+# --- the researcher's view ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ListFill:
+    """One list's fill state for the study page."""
+
+    number: int
+    items: int
+    wanted: int  # places counted (free or held)
+    free: int
+    rating: int  # held by a participant still rating (or not yet qualified)
+    finished: int
+    replaced: int  # released or void places (their list was offered again)
+
+
+def list_fill(study: Study) -> list[ListFill]:
+    """Every list of the study with its fill state (two queries)."""
+    finished = Q(status=Status.HELD, participant__status=Participant.Status.FINISHED)
+    active = Q(status=Status.HELD, participant__status__in=Participant.ACTIVE)
+    places: dict[int, dict] = {
+        row["list_id"]: row
+        for row in ListSlot.objects.filter(study=study)
+        .values("list_id")
+        .annotate(
+            free=Count("id", filter=Q(status=Status.FREE)),
+            held=Count("id", filter=Q(status=Status.HELD)),
+            rating=Count("id", filter=active),
+            finished=Count("id", filter=finished),
+            replaced=Count("id", filter=Q(status__in=[Status.RELEASED, Status.VOID])),
+        )
+    }
+    out = []
+    for lst in StudyList.objects.filter(study=study).annotate(n=Count("items")).order_by("number"):
+        row = places.get(lst.pk, {})
+        out.append(
+            ListFill(
+                number=lst.number,
+                items=lst.n,
+                wanted=row.get("free", 0) + row.get("held", 0),
+                free=row.get("free", 0),
+                rating=row.get("rating", 0),
+                finished=row.get("finished", 0),
+                replaced=row.get("replaced", 0),
+            )
+        )
+    return out
+
+
+def rater_lists(rater_ids: Sequence[int]) -> dict[int, int]:
+    """The list of each of these raters that took a list place (any status): the group
+    their ratings belong to for the group-level agreement figures."""
+    return dict(
+        ListSlot.objects.filter(participant__rater_id__in=list(rater_ids)).values_list(
+            "participant__rater_id", "list_id"
+        )
+    )
