@@ -156,7 +156,10 @@ def lists_problem(study: Study) -> str | None:
     if study.adaptive:
         return "Adaptive allocation cannot be combined with fixed lists."
     if study.one_item_per_word:
-        return "One item per word cannot be combined with fixed lists (a list holds one sample per setup)."
+        return (
+            "One item per word cannot be combined with fixed lists (a list holds one sample "
+            "per setup)."
+        )
     if study.ratings_per_sample < 1:
         return "Participants per list (ratings per sample) must be at least 1."
     if StudyList.objects.filter(study=study).exists():

@@ -474,8 +474,7 @@ class AttentionAnswer(models.Model):
         return f"{self.participant} check {self.question_id}: {self.score}"
 
 
-# Remedy lives in its own module (kept here under 500 lines); imported so that it registers.
-from .remedy_models import Remedy  # noqa: E402, F401
-
-# the list design's tables live in their own module; imported here so Django finds them
+# Remedy and the list design's tables live in their own modules (this one stays under 500
+# lines); imported here so that they register.
 from .list_models import ListDesign, ListSlot, StudyList, StudyListItem  # noqa: E402, F401
+from .remedy_models import Remedy  # noqa: E402, F401
