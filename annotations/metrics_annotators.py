@@ -326,9 +326,9 @@ def coverage_mean(values: np.ndarray, coverage: np.ndarray) -> np.ndarray:
 def upper_bound_figures(
     ann: AnnotatorScores, ok_groups: np.ndarray | None, weights: np.ndarray | None = None
 ) -> dict[str, Any]:
-    """The human upper bound: ``average_*`` over all annotator units weighted by coverage,
-    ``best_*`` the mean over groups of the group's best unit (each metric's best chosen
-    separately). Floats for the point estimate; one value per row of a setup weight matrix
+    """The human upper bound ``best_*``, the mean over groups of the group's best unit (each
+    metric's best chosen separately), and the average annotator ``average_*`` (no upper
+    bound) over all annotator units weighted by coverage. Floats for the point estimate; one value per row of a setup weight matrix
     otherwise."""
     acc, rho, coverage = (np.atleast_2d(v) for v in ann.scores(weights))
     out: dict[str, np.ndarray | float] = {

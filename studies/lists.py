@@ -395,9 +395,8 @@ def list_fill(study: Study) -> list[ListFill]:
     """Every list of the study with its fill state (two queries)."""
     finished = Q(status=Status.HELD, participant__status=Participant.Status.FINISHED)
     active = Q(status=Status.HELD, participant__status__in=Participant.ACTIVE)
-    places: dict[int, dict] = {
-        row["list_id"]: row
-        for row in ListSlot.objects.filter(study=study)
+    rows = (
+        ListSlot.objects.filter(study=study)
         .values("list_id")
         .annotate(
             free=Count("id", filter=Q(status=Status.FREE)),
@@ -406,19 +405,21 @@ def list_fill(study: Study) -> list[ListFill]:
             finished=Count("id", filter=finished),
             replaced=Count("id", filter=Q(status__in=[Status.RELEASED, Status.VOID])),
         )
-    }
+        .values_list("list_id", "free", "held", "rating", "finished", "replaced")
+    )
+    places = {row[0]: row[1:] for row in rows}
     out = []
     for lst in StudyList.objects.filter(study=study).annotate(n=Count("items")).order_by("number"):
-        row = places.get(lst.pk, {})
+        free, held, rating, done, replaced = places.get(lst.pk, (0, 0, 0, 0, 0))
         out.append(
             ListFill(
                 number=lst.number,
                 items=lst.n,
-                wanted=row.get("free", 0) + row.get("held", 0),
-                free=row.get("free", 0),
-                rating=row.get("rating", 0),
-                finished=row.get("finished", 0),
-                replaced=row.get("replaced", 0),
+                wanted=free + held,
+                free=free,
+                rating=rating,
+                finished=done,
+                replaced=replaced,
             )
         )
     return out
