@@ -212,10 +212,11 @@ class SampleQuerySet(models.QuerySet):
         """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings
         (with ``include_excluded``, excluded raters' too; never those of an earlier text)."""
         valid = current_ratings("ratings__") if include_excluded else valid_ratings("ratings__")
+        scale = valid & decided_ratings("ratings__")
         return self.annotate(
             n_ratings=Count("ratings", filter=valid),
-            mean=Avg("ratings__score", filter=valid),
-            sd=StdDev("ratings__score", filter=valid, sample=True),
+            mean=Avg("ratings__score", filter=scale),
+            sd=StdDev("ratings__score", filter=scale, sample=True),
             n_nonsensical=Count("ratings", filter=valid & Q(ratings__nonsensical=True)),
         )
 
@@ -285,64 +286,6 @@ class Sample(models.Model):
     @property
     def task_kind(self) -> str:
         return self.split.dataset.task_kind
-
-
-class SentencePair(models.Model):
-    """The labels of a relatedness sample (RAW-C). The two sentences are the sample's
-    setup: ``precontext`` holds the first, ``sentence`` the second; the setup's homonym is
-    the word judged in both."""
-
-    class Ambiguity(models.TextChoices):
-        HOMONYMY = "Homonymy", "Homonymy"
-        POLYSEMY = "Polysemy", "Polysemy"
-
-    sample = models.OneToOneField(Sample, on_delete=models.CASCADE, related_name="pair")
-    target = models.CharField(
-        max_length=100, help_text="The word as it appears in both sentences (e.g. bailed)."
-    )
-    same_sense = models.BooleanField()
-    ambiguity_type = models.CharField(max_length=10, choices=Ambiguity.choices)
-    word_class = models.CharField(max_length=4, blank=True, help_text="N or V.")
-    version = models.CharField(max_length=32, help_text="RAW-C's sense versions, M1_a_M2_b.")
-    dominance = models.FloatField(
-        null=True, blank=True, help_text="Dominance of sentence 2's sense (RAW-C norms)."
-    )
-    distance_bert = models.FloatField(null=True, blank=True)
-    distance_elmo = models.FloatField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["sample_id"]
-
-    def __str__(self) -> str:
-        return f"{self.sample} ({self.version})"
-
-
-class SenseCandidate(models.Model):
-    """One candidate sense of a sense-choice sample, at its index in the source; exactly
-    one candidate per sample is gold. A rating's score is the chosen candidate's index."""
-
-    sample = models.ForeignKey(Sample, on_delete=models.CASCADE, related_name="candidates")
-    index = models.PositiveSmallIntegerField()
-    key = models.CharField(max_length=100, blank=True, help_text="e.g. bank_river.")
-    gloss = models.TextField()
-    synonyms = models.JSONField(default=list, blank=True)
-    examples = models.JSONField(default=list, blank=True)
-    is_gold = models.BooleanField(default=False)
-
-    class Meta:
-        ordering = ["sample_id", "index"]
-        constraints = [
-            models.UniqueConstraint(fields=["sample", "index"], name="one_candidate_per_index"),
-            models.UniqueConstraint(
-                fields=["sample"], condition=Q(is_gold=True), name="one_gold_candidate"
-            ),
-            models.CheckConstraint(
-                condition=Q(index__lt=SENSE_CANDIDATES_MAX), name="candidate_index_in_range"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.sample} [{self.index}] {self.gloss[:40]}"
 
 
 class RaterQuerySet(models.QuerySet):
@@ -433,6 +376,17 @@ def valid_ratings(prefix: str = "") -> Q:
     return ~Q(**{f"{prefix}rater__in": Rater.objects.excluded()}) & current_ratings(prefix)
 
 
+def decided_ratings(prefix: str = "") -> Q:
+    """Ratings that are a point on their kind's scale: not the kind's "cannot decide" answer
+    (``annotations.kinds``' ``undecided``, 0 of a use pair), which is kept and counted but left
+    out of means and SDs (``prefix`` as in :func:`valid_ratings`)."""
+    decided = Q()
+    for value, record in KINDS.items():
+        if record.undecided is not None:
+            decided &= ~Q(**{f"{prefix}kind": value, f"{prefix}score": record.undecided})
+    return decided
+
+
 def current_ratings(prefix: str = "") -> Q:
     """:meth:`RatingQuerySet.current` as a ``Q`` (``prefix`` as in :func:`valid_ratings`;
     from samples, ``"ratings__"``, the sample is the query's own row)."""
@@ -495,3 +449,6 @@ class Rating(models.Model):
 
 
 from .data_versions import DataVersion  # noqa: E402, F401  (a model of this app, own module)
+# The labels of relatedness and sense-choice samples live in their own module (kept here under
+# 500 lines); imported so that they register and ``annotations.models`` names them.
+from .kind_models import SenseCandidate, SentencePair  # noqa: E402, F401

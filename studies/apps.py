@@ -18,7 +18,7 @@ class StudiesConfig(AppConfig):
 
 def _register_kind_pages() -> None:
     """The pages of the task kinds studies brings (``studies.kind_pages``)."""
-    from . import kind_pages, selectors
+    from . import kind_details, kind_pages
 
     pages = [
         kind_pages.KindPage(
@@ -28,13 +28,13 @@ def _register_kind_pages() -> None:
             "relatedness",
             "studies/kinds/pair_item.html",
             "studies/kinds/pair_intro.html",
-            selectors.relatedness_details,
+            kind_details.relatedness_details,
         ),
         kind_pages.KindPage(
             "sense_choice",
             "studies/kinds/sense_item.html",
             "studies/kinds/sense_intro.html",
-            selectors.sense_choice_details,
+            kind_details.sense_choice_details,
         ),
     ]
     for page in pages:

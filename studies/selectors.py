@@ -20,12 +20,10 @@ from annotations.models import (
     RatingQuerySet,
     Sample,
     SampleQuerySet,
-    SenseCandidate,
-    SentencePair,
     TextVersion,
+    decided_ratings,
     valid_ratings,
 )
-from annotations.sensechoice import TARGET
 
 from . import kind_pages, shown_texts, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
@@ -74,35 +72,6 @@ def with_kind_details(items: list[Item], kind: str) -> list[Item]:
     """Fill in what the task kind shows besides the story (``kind_pages``: its record's
     ``details``, e.g. the marked word and the candidates; two queries at most)."""
     return kind_pages.details(items, kind)
-
-
-def relatedness_details(items: list[Item]) -> None:
-    """Relatedness: the word to mark in both sentences (a check item marks its homonym)."""
-    ids = [item.sample_id for item in items if item.sample_id is not None]
-    pairs = SentencePair.objects.filter(sample_id__in=ids)
-    targets = dict(pairs.values_list("sample_id", "target"))
-    for item in items:
-        item.target = targets.get(item.sample_id, item.homonym) if item.sample_id else item.homonym
-
-
-def sense_choice_details(items: list[Item]) -> None:
-    """Sense choice: the marked word and the candidate senses; a check item offers its
-    meaning (0) and its other meaning (1)."""
-    ids = [item.sample_id for item in items if item.sample_id is not None]
-    choices: dict[int, list[Choice]] = {}
-    for c in SenseCandidate.objects.filter(sample_id__in=ids).order_by("sample_id", "index"):
-        choice = Choice(c.index, c.gloss, tuple(c.synonyms), tuple(c.examples))
-        choices.setdefault(c.sample_id, []).append(choice)
-    for item in items:
-        marked = TARGET.search(item.sentence)
-        item.target = marked.group(1) if marked else item.homonym
-        own = choices.get(item.sample_id, []) if item.sample_id else []
-        item.choices = own if item.sample_id else _check_choices(item)
-
-
-def _check_choices(item: Item) -> list[Choice]:
-    other = [Choice(1, item.other_meaning)] if item.other_meaning else []
-    return [Choice(0, item.meaning), *other]
 
 
 def batch_items(participant: Participant) -> list[Item]:
@@ -377,6 +346,7 @@ def study_samples_with_stats(study: Study) -> SampleQuerySet:
     counts the ratings of the reference texts (the benchmark's labels)."""
     valid, mine = valid_ratings("ratings__"), Q(ratings__rater__participant__study=study)
     own = shown_texts.valid_in_study(study, "ratings__") & mine
+    scale = own & decided_ratings("ratings__")  # "cannot decide" counted, not averaged
     not_excluded = ~Q(ratings__rater__in=Rater.objects.excluded())
     outdated = not_excluded & mine & ~shown_texts.current_in_study(study, "ratings__")
     return (
@@ -385,8 +355,8 @@ def study_samples_with_stats(study: Study) -> SampleQuerySet:
         .order_by("position")
         .annotate(
             n_ratings=Count("ratings", filter=own),
-            mean=Avg("ratings__score", filter=own),
-            sd=StdDev("ratings__score", filter=own, sample=True),
+            mean=Avg("ratings__score", filter=scale),
+            sd=StdDev("ratings__score", filter=scale, sample=True),
             n_nonsensical=Count("ratings", filter=own & Q(ratings__nonsensical=True)),
             n_comments=Count("ratings", filter=own & ~Q(ratings__comment="")),
             n_all=Count("ratings", filter=valid),

@@ -15,6 +15,7 @@ from studies import services
 from studies.models import Participant, Slot
 from tests.conftest import screenshot
 from tests.studies.helpers import pid
+from tests.test_mobile_browser import CULPRITS, WIDTHS, log_in
 from wug.analysis import graph_payload, word_judgments
 from wug.crowd import crowd_study_create
 from wug.exporters import word_files
@@ -122,3 +123,18 @@ def test_a_participant_judges_use_pairs_by_keys_on_a_phone(browser, live_server)
     assert exported.count(participant.rater.pseudonym) == 5
     gold = GoldPair.objects.get(question=checks[next(iter(checks))])
     assert not UsePair.objects.filter(use1=gold.use1, use2=gold.use2).exists()
+
+
+def test_a_researcher_adds_a_round_from_the_word_page_on_a_phone(browser, live_server, researcher):
+    word = _study()
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    tab = context.new_page()
+    try:
+        log_in(tab, live_server)
+        tab.goto(f"{live_server.url}/wug/{word.name}/", wait_until="networkidle")
+        assert tab.locator(".crowd-round").count() == 1
+        assert tab.evaluate(WIDTHS)[0] <= PHONE["width"], tab.evaluate(CULPRITS)
+        assert tab.locator("#wug-crowd button[type=submit]").first.is_disabled()  # round 1 open
+        screenshot(tab, "wug-crowd-word-page-phone")
+    finally:
+        context.close()

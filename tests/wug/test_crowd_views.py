@@ -84,3 +84,15 @@ def test_the_commands_start_a_study_and_add_rounds():
         call_command("wug_round", "planes", stdout=StringIO())
     with pytest.raises(CommandError, match="no such word: nope"):
         call_command("wug_study", "x", "nope", stdout=StringIO())
+
+
+def test_the_study_pages_and_the_preview_show_a_use_pair_study(researcher_client):
+    small_word()
+    researcher_client.post("/wug/plane_test/crowd/", FORM)
+    study = Study.objects.get(slug="planes")
+    for url in (f"/studies/{study.pk}/", f"/studies/{study.pk}/edit/"):
+        assert researcher_client.get(url).status_code == 200, url
+    services.study_open(study=study)
+    assert researcher_client.get(f"/studies/{study.pk}/").status_code == 200
+    page = researcher_client.get(f"/studies/{study.pk}/preview/rate/0/").content.decode()
+    assert page.count('class="use"') == 2 and page.count('<mark class="wug-target">plane<') == 2
