@@ -448,7 +448,8 @@ class Rating(models.Model):
         return f"{self.rater} rated {self.sample}: {self.score}"
 
 
-from .data_versions import DataVersion  # noqa: E402, F401  (a model of this app, own module)
-# The labels of relatedness and sense-choice samples live in their own module (kept here under
-# 500 lines); imported so that they register and ``annotations.models`` names them.
+# Models of this app kept in their own modules (this one stays under 500 lines): the data
+# versions, and the labels of relatedness and sense-choice samples; imported so that they
+# register and ``annotations.models`` names them.
+from .data_versions import DataVersion  # noqa: E402, F401
 from .kind_models import SenseCandidate, SentencePair  # noqa: E402, F401
