@@ -294,12 +294,17 @@ def group_mean(
     """The groups that have units and, per row, each group's mean over its units under the
     weighting rule (:func:`coverage_mean`): the group's average annotator."""
     values, coverage = np.atleast_2d(values), np.atleast_2d(coverage)
-    groups = np.unique(unit_group)
-    out = np.full((len(values), len(groups)), np.nan)
-    for k, g in enumerate(groups):
-        mine = unit_group == g
-        out[:, k] = coverage_mean(values[:, mine], coverage[:, mine])
-    return groups, out
+    order = np.argsort(unit_group, kind="stable")
+    groups = unit_group[order]
+    start = _starts(groups)
+    if not len(start):
+        return groups[start], np.zeros((len(values), 0))
+    usable = np.isfinite(values) & (coverage > 0)
+    weight = np.where(usable, coverage, 0.0)[:, order]
+    total = np.add.reduceat(weight, start, axis=1)
+    weighted = np.add.reduceat(np.where(usable, values * coverage, 0.0)[:, order], start, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return groups[start], np.where(total > 0, weighted / total, np.nan)
 
 
 def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray):
@@ -328,8 +333,8 @@ def upper_bound_figures(
 ) -> dict[str, Any]:
     """The human upper bound ``best_*``, the mean over groups of the group's best unit (each
     metric's best chosen separately), and the average annotator ``average_*`` (no upper
-    bound) over all annotator units weighted by coverage. Floats for the point estimate; one value per row of a setup weight matrix
-    otherwise."""
+    bound) over all annotator units weighted by coverage. Floats for the point estimate;
+    one value per row of a setup weight matrix otherwise."""
     acc, rho, coverage = (np.atleast_2d(v) for v in ann.scores(weights))
     out: dict[str, np.ndarray | float] = {
         "average_accuracy": coverage_mean(acc, coverage),
@@ -392,11 +397,12 @@ class GroupFigures:
     average_accuracy: np.ndarray
     average_spearman: np.ndarray
 
-    def rows(self) -> list[dict[str, Any]]:
-        """One plain dict per group (NaN as None), for pages and JSON."""
+    def rows(self, *, usable_only: bool = False) -> list[dict[str, Any]]:
+        """One plain dict per group (NaN as None), for pages and JSON; with
+        ``usable_only`` only the groups that count towards the upper bound."""
         names = [f for f in self.__dataclass_fields__]
         out = []
-        for k in range(len(self.group)):
+        for k in np.flatnonzero(self.usable) if usable_only else range(len(self.group)):
             row: dict[str, Any] = {}
             for name in names:
                 value = getattr(self, name)[k].item()

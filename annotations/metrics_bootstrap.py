@@ -63,7 +63,8 @@ class Agreement:
     defined: dict[str, int] = field(default_factory=dict)  # replicates where it is defined
     drawn: dict[str, int] = field(default_factory=dict)  # replicates drawn for the figure
     groups_by_design: bool = False  # the groups are the design's (``RatingTable.group``)
-    groups: list[dict] = field(default_factory=list)  # ``GroupFigures.rows()`` when known
+    groups: list[dict] = field(default_factory=list)  # the usable groups' ``GroupFigures``
+    n_small_groups: int = 0  # groups too small for the upper bound (not in ``groups``)
 
 
 class _Resampler:
@@ -142,7 +143,10 @@ def agreement(
         defined=defined,
         drawn=drawn,
         groups_by_design=groups_known and table.group is not None,
-        groups=group_figures(ann, ok_groups).rows() if ok_groups is not None else [],
+        groups=group_figures(ann, ok_groups).rows(usable_only=True)
+        if ok_groups is not None
+        else [],
+        n_small_groups=int((~ok_groups).sum()) if ok_groups is not None else 0,
     )
 
 

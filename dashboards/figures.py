@@ -124,6 +124,6 @@ def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> 
         "split_half": result.split_half,
         "seed": seed,
         "groups_by_design": result.groups_by_design,
-        "groups": [g for g in result.groups if g["usable"]],
-        "n_small_groups": sum(not g["usable"] for g in result.groups),
+        "groups": result.groups,
+        "n_small_groups": result.n_small_groups,
     }

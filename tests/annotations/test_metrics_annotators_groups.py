@@ -78,6 +78,14 @@ def test_a_partial_rater_stays_in_their_list_not_a_group_of_their_own():
 def test_a_group_too_small_for_the_upper_bound_is_marked_and_left_out():
     rows = list_design(7, n_lists=3) + [(9, 900, 5000 + s, 1 + s % 5) for s in range(3)]
     rows += [(9, 901, 5000 + s, 2) for s in range(3)]  # a list of 3 samples: too small
+    ann = metrics_annotators.annotator_scores(table_of(rows), groups_known=True)
+    ok = ann.group_samples >= 5
+    assert [g["usable"] for g in metrics_annotators.group_figures(ann, ok).rows()] == [
+        True,
+        True,
+        True,
+        False,
+    ]
     result = metrics_bootstrap.agreement(table_of(rows), groups_known=True, n_boot=0)
-    assert [g["usable"] for g in result.groups] == [True, True, True, False]
+    assert len(result.groups) == 3 and result.n_small_groups == 1
     assert result.values["best_accuracy"] == pytest.approx(group_oracle(rows)["best_accuracy"])
