@@ -191,7 +191,10 @@ def setup_grid(setup_id: int, *, scope: RatingScope) -> SetupGrid | None:
     )
     kind = samples[0].split.dataset.task_kind if samples else scope.kind
     rows, runs = rows_for(samples, ratings=replace(scope, kind=kind).ratings())
-    senses = sorted({s.sense.id: s.sense for s in samples}.values(), key=lambda s: s.id)
+    # a relatedness or use-pair sample has no sense: its setup has no sense rows
+    senses = sorted(
+        {s.sense.id: s.sense for s in samples if s.sense is not None}.values(), key=lambda s: s.id
+    )
     stories = sorted(
         {s.story.id: s.story for s in samples}.values(), key=lambda st: (bool(st.ending), st.id)
     )
