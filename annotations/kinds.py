@@ -27,6 +27,8 @@ class Kind:
     by_ending: bool = False  # stories come open-ended or with an ending (AmbiStory)
     # the score that answers "cannot decide": a valid answer, left out of means and medians
     undecided: int | None = None
+    # two sentences (a setup's precontext and sentence) whose order a study counterbalances
+    sentence_pairs: bool = False
 
 
 PLAUSIBILITY = Kind(
@@ -46,6 +48,7 @@ RELATEDNESS = Kind(
     item_nouns=("pair", "pairs"),
     items="sentence pairs",
     axis="relatedness",
+    sentence_pairs=True,
 )
 SENSE_CHOICE = Kind(
     "sense_choice",

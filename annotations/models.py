@@ -431,6 +431,15 @@ class Rating(models.Model):
     sense_version = models.PositiveIntegerField(
         default=1, db_default=1, help_text="1 for a sample without a sense."
     )
+    sentence_order = models.CharField(
+        max_length=2,
+        blank=True,
+        default="",
+        db_default="",
+        choices=[("", "not a pair"), ("12", "sentence 1 first"), ("21", "sentence 2 first")],
+        help_text="Which of a pair's two sentences the rater saw first (relatedness studies; "
+        "studies.counterbalance); empty for other kinds and imported ratings.",
+    )
 
     objects = RatingQuerySet.as_manager()
 
@@ -442,6 +451,9 @@ class Rating(models.Model):
             ),
             models.UniqueConstraint(fields=["rater", "sample"], name="one_rating_per_rater"),
             models.UniqueConstraint(fields=["sample", "position"], name="unique_rating_position"),
+            models.CheckConstraint(
+                condition=Q(sentence_order__in=["", "12", "21"]), name="rating_sentence_order"
+            ),
         ]
 
     def __str__(self) -> str:

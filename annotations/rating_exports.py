@@ -32,6 +32,7 @@ _FIELDS = (
     ("score", "score"),
     ("nonsensical", "nonsensical"),
     ("comment", "comment"),
+    ("sentence_order", "sentence_order"),  # a pair's order shown: "12", "21" or ""
     ("created_at", "created_at"),
     ("setup_version", "setup_version"),
     ("story_version", "story_version"),

@@ -14,6 +14,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotations.data_versions import SHARDS, new_stamp
+from annotations.kinds import kind as kind_of
 from annotations.models import (
     Rater,
     SenseCandidate,
@@ -24,6 +25,7 @@ from . import sql
 from .assignment import (
     slots_restore,
 )
+from .counterbalance import sentence_order
 from .errors import SessionOver, StudyError, TextChanged
 from .exclusions import attention_check_graded
 from .holds import hold_end as _expire
@@ -131,13 +133,13 @@ def _save_rating(
     elif not row.answered:  # a void slot rated for the first time
         claim = sql.slot_void_done()
     # else a re-save: the row was read under the participant's lock
-    write, params = _rating_sql(participant, row.sample_id, answer, now)  # type: ignore[arg-type]
     bump: list[str | int | None] = [
         participant.study.task_kind,
         participant.pk % SHARDS,
         new_stamp(),
         row.sample_id,
     ]
+    write, params = _rating_sql(participant, row.sample_id, row.number, answer, now)  # type: ignore[arg-type]
     following = None
     with connection.cursor() as cursor:
         if claim and connection.vendor == "postgresql":
@@ -184,7 +186,7 @@ def _is_excluded(participant: Participant) -> bool:
     return Rater.objects.excluded().filter(pk=participant.rater_id).exists()
 
 
-def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
+def _rating_sql(participant: Participant, sample_id: int, number: int | None, answer: Answer, now):
     """(sql, params) of the rating's ``INSERT ... SELECT ... WHERE ...``
     (``sql.rating_insert``), to be completed by ``sql.RATING_CONFLICT`` (``ON CONFLICT
     (rater, sample) DO UPDATE``; PostgreSQL and SQLite), so that a caller can add a
@@ -192,11 +194,13 @@ def _rating_sql(participant: Participant, sample_id: int, answer: Answer, now):
     and sense texts as they are now, and when the page said which versions it showed
     (``text_version``) no row is written unless they still match (the caller raises
     ``TextChanged`` and the transaction rolls back). A re-save updates the answer and keeps
-    the first ``started_at`` and ``created_at``."""
+    the first ``started_at`` and ``created_at``. A pair's rating records the order shown from
+    slot ``number`` (``studies.counterbalance``), the rule the page followed."""
     started = connection.ops.adapt_datetimefield_value(answer.started_at)
     shown = [int(v) for v in answer.text_version.split(".")] if answer.text_version else []
     kind, study = participant.study.task_kind, sql.ShownSql.params(participant.study_id)
-    params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment]
+    order = sentence_order(pairs=kind_of(kind).sentence_pairs, number=number, sample_id=sample_id)
+    params = [participant.rater_id, kind, answer.score, answer.nonsensical, answer.comment, order]
     statement = sql.rating_insert(check_shown=bool(shown))
     return statement, [*params, started, now, now, *study, sample_id, *shown]
 

@@ -3,7 +3,6 @@ answers: no means, no other raters' answers, no model scores."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -13,6 +12,7 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, Subquery
 
+from annotations.kinds import kind as kind_of
 from annotations.models import (
     Rater,
     RaterExclusion,
@@ -26,6 +26,7 @@ from annotations.models import (
 )
 
 from . import kind_pages, shown_texts, sql
+from .counterbalance import sentence_order, shown
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study
 from .scope import own_ratings
 
@@ -52,6 +53,8 @@ class Item:
     text_version: str = ""  # "setup.story.sense" versions shown (samples only)
     question_id: int | None = None  # an attention check's question
     extra: dict = field(default_factory=dict)  # what a kind's ``details`` adds (kind_pages)
+    number: int | None = None  # the slot's number (samples of a batch)
+    sentence_order: str = ""  # a pair's order as shown (``studies.counterbalance``)
 
     @property
     def answered(self) -> bool:
@@ -70,7 +73,14 @@ class Choice:
 
 def with_kind_details(items: list[Item], kind: str) -> list[Item]:
     """Fill in what the task kind shows besides the story (``kind_pages``: its record's
-    ``details``, e.g. the marked word and the candidates; two queries at most)."""
+    ``details``, e.g. the marked word and the candidates; two queries at most), after putting
+    a counterbalanced pair's sentences in the order shown (``studies.counterbalance``)."""
+    if kind_of(kind).sentence_pairs:
+        for item in items:  # RAW-C's counterbalanced order, once
+            order = sentence_order(pairs=True, number=item.number, sample_id=item.sample_id)
+            if order and not item.sentence_order:
+                item.sentence_order = order
+                item.precontext, item.sentence = shown(item.precontext, item.sentence, order)
     return kind_pages.details(items, kind)
 
 
@@ -91,6 +101,8 @@ def batch_items(participant: Participant) -> list[Item]:
         _sample_item(slot.sample, slot.position, ratings.get(slot.sample_id))  # type: ignore[arg-type]  # an assigned slot has a position
         for slot in slots
     ]
+    for item, slot in zip(items, slots):
+        item.number = slot.number
     shown_texts.overlay(participant.study_id, items, {s.sample_id: s.sample for s in slots})
     checks = AttentionAnswer.objects.filter(participant=participant).select_related("question")
     items += [_check_item(check) for check in checks]
@@ -204,6 +216,7 @@ class BatchRow(NamedTuple):
     id: int
     sample_id: int | None
     status: str | None
+    number: int | None = None  # the slot's number
 
 
 def batch_rows(participant_id: int) -> list[BatchRow]:
@@ -214,8 +227,8 @@ def batch_rows(participant_id: int) -> list[BatchRow]:
     with connection.cursor() as cursor:
         cursor.execute(sql.batch_rows(), [participant_id, participant_id])
         return [
-            BatchRow(pos, bool(done), kind, pk, sample_id, status)
-            for pos, done, kind, pk, sample_id, status in cursor.fetchall()
+            BatchRow(pos, bool(done), kind, pk, sample_id, status, number)
+            for pos, done, kind, pk, sample_id, status, number in cursor.fetchall()
         ]
 
 
@@ -267,6 +280,7 @@ def item_from(participant: Participant, row: BatchRow, values: Sequence) -> Item
         comment=v.comment or "",
         started_at=None,
         sample_id=row.sample_id,
+        number=row.number,
         other_meaning=v.other_meaning or "",
         text_version=".".join(map(str, versions)) if row.kind == "s" else "",
         question_id=v.question_id,
@@ -448,21 +462,5 @@ def preview_items(study: Study) -> list[Item]:
         items.insert(at, _check_item(AttentionAnswer(question=q, position=0)))
     for pos, item in enumerate(items):
         item.position = pos
+        item.number = pos + 1 if item.sample_id else None  # the orders alternate
     return with_kind_details(items, study.task_kind)
-
-
-def duration_estimate(study: Study) -> int:
-    """Minutes a participant needs, for the welcome page: the median of the study's finished
-    participants once there are at least 3, else about one minute per story plus 5 minutes
-    for the guidelines and the test; never above the time limit."""
-    taken = sorted(
-        (end - start).total_seconds() / 60  # type: ignore[operator]  # started_at is set
-        for start, end in study.participants.filter(
-            status=Participant.Status.FINISHED, finished_at__isnull=False
-        ).values_list("started_at", "finished_at")[:1000]
-    )
-    if len(taken) >= 3:
-        minutes = math.ceil(taken[len(taken) // 2])
-    else:
-        minutes = 5 + study.samples_per_participant + study.attention_checks_per_batch
-    return max(1, min(minutes, study.time_limit_minutes))

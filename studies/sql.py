@@ -175,12 +175,13 @@ def participant_select(*, by_token: bool, lock: bool) -> str:
 
 
 def batch_rows() -> str:
-    """Every item of a batch, in order: its slots and attention checks (params: the
-    participant's id twice)."""
+    """Every item of a batch, in order: its slots (with their numbers) and attention checks
+    (params: the participant's id twice)."""
     return (
-        f"SELECT position, done_at IS NOT NULL, 's', id, sample_id, status FROM {table(Slot)}"
+        "SELECT position, done_at IS NOT NULL, 's', id, sample_id, status, number"
+        f" FROM {table(Slot)}"
         " WHERE participant_id = %s AND status <> 'free' AND position IS NOT NULL"
-        " UNION ALL SELECT position, score IS NOT NULL, 'c', id, NULL, NULL"
+        " UNION ALL SELECT position, score IS NOT NULL, 'c', id, NULL, NULL, NULL"
         f" FROM {table(AttentionAnswer)} WHERE participant_id = %s ORDER BY 1"
     )
 
@@ -252,14 +253,16 @@ RATING_CONFLICT = (
     "ON CONFLICT (rater_id, sample_id) DO UPDATE SET score = EXCLUDED.score,"
     " nonsensical = EXCLUDED.nonsensical, comment = EXCLUDED.comment,"
     " updated_at = EXCLUDED.updated_at, setup_version = EXCLUDED.setup_version,"
-    " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version"
+    " story_version = EXCLUDED.story_version, sense_version = EXCLUDED.sense_version,"
+    " sentence_order = EXCLUDED.sentence_order"
 )
 
 
 def rating_insert(*, check_shown: bool) -> str:
     """The rating's ``INSERT ... SELECT ... WHERE ...``, to be completed by
     ``RATING_CONFLICT`` (after any condition a caller adds to the WHERE). Params: rater
-    id, kind, score, nonsensical, comment, started_at, created_at, updated_at, the study's
+    id, kind, score, nonsensical, comment, sentence_order, started_at, created_at, updated_at,
+    the study's
     ``ShownSql.params``, the sample id, and with ``check_shown`` the three versions the page
     showed (no row is written unless they still match)."""
     texts = shown_sql()
@@ -268,9 +271,9 @@ def rating_insert(*, check_shown: bool) -> str:
         where += f" AND ({texts.versions}) = (%s, %s, %s)"
     return (
         f"INSERT INTO {table(Rating)}"
-        " (sample_id, rater_id, kind, score, nonsensical, comment, position, started_at,"
-        " created_at, updated_at, setup_version, story_version, sense_version)"
-        f" SELECT sa.id, %s, %s, %s, %s, %s, NULL, %s, %s, %s, {texts.versions} FROM"
+        " (sample_id, rater_id, kind, score, nonsensical, comment, sentence_order, position,"
+        " started_at, created_at, updated_at, setup_version, story_version, sense_version)"
+        f" SELECT sa.id, %s, %s, %s, %s, %s, %s, NULL, %s, %s, %s, {texts.versions} FROM"
         f" {table(Sample)} sa JOIN {table(Story)} sy ON sy.id = sa.story_id"
         f" JOIN {table(Setup)} st ON st.id = sy.setup_id"
         f" LEFT JOIN {table(Sense)} se ON se.id = sa.sense_id{texts.joins} WHERE {where}"

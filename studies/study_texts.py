@@ -16,10 +16,11 @@ Unknown ``{...}`` text is left as it is (a guideline may use braces of its own).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from . import defaults, kind_pages, selectors
-from .models import Study
+from .models import Participant, Study
 
 PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
 
@@ -116,8 +117,25 @@ def welcome_context(study: Study) -> dict:
     has_test = bool(selectors.qualification_questions(study.pk))
     return {
         "n_items": study.samples_per_participant + study.attention_checks_per_batch,
-        "estimate": selectors.duration_estimate(study),
+        "estimate": duration_estimate(study),
         "limits": limits(study, has_test=has_test),
         "has_test": has_test,
         "kind_intro_template": kind_pages.get(study.task_kind).intro_template,
     }
+
+
+def duration_estimate(study: Study) -> int:
+    """Minutes a participant needs, for the welcome page: the median of the study's finished
+    participants once there are at least 3, else about one minute per story plus 5 minutes
+    for the guidelines and the test; never above the time limit."""
+    taken = sorted(
+        (end - start).total_seconds() / 60  # type: ignore[operator]  # started_at is set
+        for start, end in study.participants.filter(
+            status=Participant.Status.FINISHED, finished_at__isnull=False
+        ).values_list("started_at", "finished_at")[:1000]
+    )
+    if len(taken) >= 3:
+        minutes = math.ceil(taken[len(taken) // 2])
+    else:
+        minutes = 5 + study.samples_per_participant + study.attention_checks_per_batch
+    return max(1, min(minutes, study.time_limit_minutes))

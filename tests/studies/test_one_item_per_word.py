@@ -115,7 +115,7 @@ def test_replacement_places_keep_the_word():
     assert {s.word_id for s in fresh} == {s.sample.story.setup.homonym_id for s in fresh}
 
 
-THREADS = 36  # 30 batches: 10 words x 6 pairs x 4 ratings / 8 per batch
+THREADS = 20  # 16 batches: 8 words x 6 pairs x 2 ratings / 6 per batch
 
 
 def _run(study: Study, n: int, barrier: threading.Barrier, outcomes: list) -> None:
@@ -140,7 +140,7 @@ def _run(study: Study, n: int, barrier: threading.Barrier, outcomes: list) -> No
 def test_concurrent_arrivals_never_get_a_word_twice_and_quotas_stay_exact():
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
-    study = _rawc_study(10, per_participant=8, ratings=4, slug="rawc-load")
+    study = _rawc_study(8, per_participant=6, ratings=2, slug="rawc-load")
     barrier = threading.Barrier(THREADS)
     outcomes: list[str] = []
     threads = [
@@ -150,13 +150,13 @@ def test_concurrent_arrivals_never_get_a_word_twice_and_quotas_stay_exact():
         thread.start()
     for thread in threads:
         thread.join(timeout=170)
-    assert Counter(outcomes) == {"finished": 30, "no place": 6}, outcomes
+    assert Counter(outcomes) == {"finished": 16, "no place": 4}, outcomes
     assert max(_words_per_batch(study).values()) == 1  # no batch holds a word twice
     ratings = Rating.objects.valid().filter(rater__participant__study=study)
-    assert ratings.count() == 30 * 8
+    assert ratings.count() == 16 * 6
     per_sample = Counter(ratings.values_list("sample_id", flat=True))
-    assert len(per_sample) == 60 and set(per_sample.values()) == {4}  # quotas exact
+    assert len(per_sample) == 48 and set(per_sample.values()) == {2}  # quotas exact
     per_word = Counter(ratings.values_list("rater_id", "sample__story__setup__homonym_id"))
     assert max(per_word.values()) == 1
     assert not Slot.objects.filter(study=study).exclude(status="done").exists()
-    assert Participant.objects.filter(study=study).count() == 30  # refused: nothing stored
+    assert Participant.objects.filter(study=study).count() == 16  # refused: nothing stored

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotations.importers import ambistory_import, parse_ambistory
 from annotations.models import Rater, Rating, Sample
-from studies import selectors, services
+from studies import selectors, services, study_texts
 from studies.forms import StudyForm
 from studies.models import AttentionAnswer, Participant, Slot, Study
 from studies.templatetags.study_text import minutes_text
@@ -214,7 +214,7 @@ def test_minutes_are_pluralised_and_rounded_up():
 
 def test_the_duration_estimate_uses_finished_participants_once_there_are_three():
     study = open_study(per_participant=4, ratings=3, minutes=60)
-    assert selectors.duration_estimate(study) == 5 + 4 + 1
+    assert study_texts.duration_estimate(study) == 5 + 4 + 1
     from datetime import timedelta
 
     for n, minutes in enumerate((12, 20, 30), start=1):
@@ -223,4 +223,4 @@ def test_the_duration_estimate_uses_finished_participants_once_there_are_three()
             status=Participant.Status.FINISHED,
             finished_at=p.started_at + timedelta(minutes=minutes),
         )
-    assert selectors.duration_estimate(study) == 20
+    assert study_texts.duration_estimate(study) == 20
