@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
+from ambisite.http import attachment
 
 from . import lists
 from .errors import StudyError
@@ -54,6 +55,15 @@ def lists_upload(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.success(request, f"{n} list{'s' if n != 1 else ''} uploaded from {name}.")
     return redirect("studies:detail", study.pk)
+
+
+@researcher_required
+def lists_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """The study's lists as a CSV file in the upload format."""
+    study = get_object_or_404(Study, pk=pk)
+    response = HttpResponse(lists.lists_csv(study), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = attachment(f"{study.slug}-lists.csv")
+    return response
 
 
 @require_POST

@@ -378,6 +378,24 @@ def list_restore(participant: Participant) -> int:
 # --- the researcher's view ---------------------------------------------------------------
 
 
+def lists_csv(study: Study) -> str:
+    """The study's lists in the upload format (``list_design.parse_lists``: CSV, one list per
+    line, its samples' ids in the list's base order), so a file downloaded and uploaded
+    again gives the same lists. Ids are ``split:id`` when the study's samples come from
+    more than one split (two queries)."""
+    splits = StudySample.objects.filter(study=study).values("sample__split").distinct()
+    qualify = splits.count() > 1
+    rows = (
+        StudyListItem.objects.filter(list__study=study)
+        .order_by("list__number", "position")
+        .values_list("list__number", "sample__dataset_id", "sample__split__name")
+    )
+    lines: dict[int, list[str]] = {}
+    for number, dataset_id, split in rows:
+        lines.setdefault(number, []).append(f"{split}:{dataset_id}" if qualify else str(dataset_id))
+    return "".join(",".join(refs) + "\n" for _, refs in sorted(lines.items()))
+
+
 @dataclass(frozen=True)
 class ListFill:
     """One list's fill state for the study page."""

@@ -50,6 +50,7 @@ urlpatterns = [
     ),
     path("<int:pk>/lists/upload/", list_views.lists_upload, name="lists_upload"),
     path("<int:pk>/lists/make/", list_views.lists_make, name="lists_make"),
+    path("<int:pk>/lists.csv", list_views.lists_download, name="lists_download"),
     path("<int:pk>/<str:action>/", researcher_views.study_action, name="action"),
     path(
         "<int:pk>/participants/<int:participant_pk>/toggle/",

@@ -185,6 +185,7 @@ RULES: dict[str, dict[str, Callable]] = {
             "api-site:upload",
             "annotations:setup_list",
             "studies:list",
+            "studies:lists_download",
             "studies:create",
             "studies:detail",
             "studies:edit",

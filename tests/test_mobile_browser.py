@@ -41,6 +41,7 @@ NOT_PAGES = {
     "studies:adaptive_outlook",
     "studies:lists_upload",
     "studies:lists_make",
+    "studies:lists_download",
     "writing:export",
 }
 # Pages worth seeing in more than one state (a filter that adds columns or notes).

@@ -79,3 +79,26 @@ def test_an_uploaded_file_replaces_the_lists_and_a_bad_one_says_which_line(resea
     assert StudyList.objects.filter(study=study).count() == 2  # unchanged
     researcher_client.post(reverse("studies:lists_make", args=[study.pk]))
     assert StudyList.objects.filter(study=study).count() == 6
+
+
+def test_the_downloaded_lists_upload_again_as_the_same_lists(researcher_client):
+    from studies import lists as study_lists
+    from studies.models import Study, StudyListItem
+
+    create(researcher_client)
+    study = Study.objects.get(slug="lists-pilot")
+    researcher_client.post(reverse("studies:lists_make", args=[study.pk]))
+
+    def current():
+        items = StudyListItem.objects.filter(list__study=study).order_by("list__number", "position")
+        return list(items.values_list("list__number", "sample_id"))
+
+    made = current()
+    response = researcher_client.get(reverse("studies:lists_download", args=[study.pk]))
+    assert response["Content-Disposition"] == 'attachment; filename="lists-pilot-lists.csv"'
+    text = response.content.decode()
+    assert len(text.splitlines()) == 6 and all(
+        len(line.split(",")) == 4 for line in text.splitlines()
+    )
+    study_lists.lists_upload(study=study, text=text, name="lists-pilot-lists.csv")
+    assert current() == made
