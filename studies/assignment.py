@@ -201,7 +201,15 @@ def _free_setups(
     """Per setup: its free slots and their lowest number, leaving out ``skipped`` (rows
     other arrivals hold: counted off here, in Python) and the setups in ``skip_setups``
     (already in the batch). One GROUP BY over the study's free slots, a row per setup and
-    slot number, instead of a row per slot."""
+    slot number, instead of a row per slot; with nothing to count off, one row per setup
+    counted by the database (``summarise`` in SQL: a first round cost a few ms of Python on
+    a 1000-setup study)."""
+    skipped = list(skipped)
+    if not skipped:
+        with connection.cursor() as cursor:
+            cursor.execute(sql.slot_free_per_setup(batch_unit(study)), [study.pk])
+            rows = cursor.fetchall()
+        return [SetupFree(s, free, low) for s, free, low in rows if s not in skip_setups]
     with connection.cursor() as cursor:
         cursor.execute(sql.slot_free_counts(batch_unit(study)), [study.pk])
         counts = {(setup_id, number): n for setup_id, number, n in cursor.fetchall()}

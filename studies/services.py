@@ -47,7 +47,7 @@ from .lifecycle import study_samples_add as study_samples_add
 from .lifecycle import study_update as study_update
 from .locks import locked
 from .locks import participant_locked as participant_locked
-from .models import Participant, Study
+from .models import CheckQuestion, Participant, Study
 from .rating_save import Answer as Answer
 from .rating_save import Saved as Saved
 from .rating_save import item_save as item_save
@@ -176,25 +176,42 @@ def new_pseudonym() -> str:
     return f"p-{secrets.token_hex(8)}"
 
 
-def participant_qualify(*, participant: Participant, answers: dict[int, int]) -> bool:
+def participant_qualify(
+    *,
+    participant: Participant,
+    answers: dict[int, int],
+    questions: list[CheckQuestion] | None = None,
+) -> bool:
     """Grade the one-attempt qualification test; failing screens the participant out and
     releases their batch. A second attempt changes nothing. Answers past the brief hold are
     kept and graded (``studies.late``): the participant goes on if their batch is still
-    held, else is timed out (committed) and ``SessionOver`` is raised."""
+    held, else is timed out (committed) and ``SessionOver`` is raised. ``questions``: the
+    ones the page showed (``qualification.participant_questions``), graded without being
+    read again while they are still the participant's stored draw. ``participant`` is left
+    as stored (no need to read it again)."""
     with transaction.atomic():
-        participant = locked(participant)
-        if participant.is_late() and not late.may_go_on(participant):
-            _expire(participant)
-        passed = _qualify(participant, answers)
+        row = locked(participant)
+        if row.is_late() and not late.may_go_on(row):
+            _expire(row)
+        passed = _qualify(row, answers, questions)
+    if row is not participant:
+        for f in Participant._meta.concrete_fields:
+            setattr(participant, f.attname, getattr(row, f.attname))
     if participant.status == Participant.Status.TIMED_OUT:
         raise SessionOver("Your time for this study has run out.")
     return passed
 
 
-def _qualify(participant: Participant, answers: dict[int, int]) -> bool:
+def _qualify(
+    participant: Participant, answers: dict[int, int], shown: list[CheckQuestion] | None
+) -> bool:
     if not late.answering_late(participant):
         return participant.status != Participant.Status.SCREENED_OUT
-    questions = qualification.participant_questions(participant)
+    questions = (
+        shown
+        if shown is not None and [q.pk for q in shown] == participant.qualification_draw
+        else qualification.participant_questions(participant)
+    )
     passed = qualification.grade(questions, answers)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
     participant.qualification_late = participant.is_late()

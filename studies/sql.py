@@ -109,6 +109,15 @@ def slot_free_counts(unit: str = "setup_id") -> str:
     )
 
 
+def slot_free_per_setup(unit: str = "setup_id") -> str:
+    """Per unit of a study: its free slots and their lowest number (params: study id)."""
+    unit = _unit(unit)
+    return (
+        f"SELECT {unit}, count(*), min(number) FROM {_SLOTS}"
+        f" WHERE study_id = %s AND status = 'free' GROUP BY {unit}"
+    )
+
+
 def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
     """Free slots of ``n_setups`` (unit, number) pairs (params: study id, then the
     pairs)."""
@@ -311,6 +320,7 @@ def statements() -> Iterator[tuple[str, str]]:
     """(name, SQL) of every statement above, in each of its shapes (the column test)."""
     for unit in UNITS:
         yield "slot_free_counts", slot_free_counts(unit)
+        yield "slot_free_per_setup", slot_free_per_setup(unit)
         yield "slot_lowest", slot_lowest(2, unit)
     yield "slot_lock_free", slot_lock_free(3)
     yield "slot_reserve", slot_reserve(2)

@@ -319,12 +319,12 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
         if _limited(request, study, "qualify"):
             return _too_many(request, study)
         if form.is_valid():
-            try:
-                services.participant_qualify(participant=participant, answers=form.answers())
+            try:  # leaves ``participant`` as stored: not read again
+                services.participant_qualify(
+                    participant=participant, answers=form.answers(), questions=form.questions
+                )
             except services.SessionOver:
                 pass
-            participant.refresh_from_db()
-            Participant.study.field.set_cached_value(participant, study)  # not read again
             return redirect(_where(participant))
     ctx = {"study": study, "form": form, **defaults.page_context(study.task_kind)}
     ctx["seconds_left"] = late.seconds_left(participant)  # the hold: the test's own clock

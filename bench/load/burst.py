@@ -61,6 +61,7 @@ def summary(r: dict) -> dict:
     return {
         "arrivals": arrivals,
         "link_to_first_ms": r["link_to_first_ms"],
+        "steps_p50_ms": r.get("arrival_steps_p50_ms"),
         "errors": a["errored"] + r["stopped"] + sum(r["http_errors"].values()),
         "quotas": exact,
         "until_arrivals_s": until.get("wall_s"),
@@ -81,7 +82,7 @@ def line(name: str, n: int, within: float, r: dict) -> str:
         f"{b['quotas']} | CPU per arrival web {b['web_ms_per_arrival']} PG "
         f"{b['postgresql_ms_per_arrival']} ms (all past arrival at {b['until_arrivals_s']} s,"
         f" {b['rated_before_arrivals_done']} items rated meanwhile; load "
-        f"{r['cpu']['load_avg_1m'][0]})"
+        f"{r['cpu']['load_avg_1m'][0]}) | steps to the first item p50 {b['steps_p50_ms']} ms"
     )
 
 

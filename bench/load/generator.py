@@ -159,14 +159,16 @@ class Browser:
             return Page(r.status, str(r.url), text, dict(r.headers), bool(r.history))
 
     async def assets(self, page: Page) -> None:
-        """Scripts and stylesheets of the page's own origin, each once per browser."""
+        """Scripts, stylesheets and preload/prefetch hints of the page's own origin, each once
+        per browser (with no think time, a hint is fetched with the page's own assets)."""
         origin = urlsplit(page.url)[:2]
         wanted = []
         for m in ASSET.finditer(page.text):
             a = attrs(m.group(2))
             ref = a.get("src") if m.group(1).lower() == "script" else None
-            if m.group(1).lower() == "link" and "stylesheet" in a.get("rel", "").lower():
-                ref = a.get("href")
+            rel = a.get("rel", "").lower().split()
+            if m.group(1).lower() == "link" and {"stylesheet", "preload", "prefetch"} & set(rel):
+                ref = a.get("href")  # hints too: a browser fetches them while the page is read
             url = urljoin(page.url, ref) if ref else None
             if url and urlsplit(url)[:2] == origin and url not in self.cache:
                 self.cache.add(url)
@@ -243,6 +245,9 @@ class Stats:
     # loaded), and how many participants are past their arrival (accepted, refused, failed)
     link_to_first: list[float] = field(default_factory=list)
     past_arrival: int = 0
+    # seconds each step before the first item took (step 0: the link and its page's assets,
+    # then each form submitted with the page it led to), per step
+    arrival_steps: dict[int, list[float]] = field(default_factory=dict)
     arrivals_done: float = 0.0  # time.perf_counter() when the last one was past it
 
     def note(self, message: str) -> None:
@@ -253,11 +258,16 @@ class Stats:
 async def participant(session, base: str, n: int, profile: Profile, stats: Stats) -> None:
     browser = Browser(session, stats)
     accepted = False
-    linked = time.perf_counter()
+    linked = step = time.perf_counter()
+    k = 0  # the step before the first item
     try:
         page = await browser.request("GET", profile.arrival_url(base, n))
         for _ in range(MAX_STEPS):
             await browser.assets(page)
+            if not accepted:
+                now = time.perf_counter()
+                stats.arrival_steps.setdefault(k, []).append(now - step)
+                step, k = now, k + 1
             end = profile.outcome(page)
             if end == "done":
                 stats.finished += 1
@@ -405,6 +415,9 @@ def summary(stats: Stats) -> dict:
 
         out["pair_ms"] = {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99)}
     out["link_to_first_ms"] = link_percentiles(stats.link_to_first)
+    out["arrival_steps_p50_ms"] = [  # the median of each step before the first item
+        round(sorted(v)[len(v) // 2] * 1000) for _, v in sorted(stats.arrival_steps.items())
+    ]
     return out
 
 

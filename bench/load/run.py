@@ -67,6 +67,20 @@ def proc_cpu(match, reaped_by: int | None = None) -> float:
     return total
 
 
+def worker_cpu(server_pgid: int) -> list[float]:
+    """CPU seconds of each live process of the server's group but its master (gunicorn's
+    workers), most first: how evenly the kept-alive connections spread over them."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat[2]) == server_pgid and int(pid) != server_pgid:
+            found.append(round((int(stat[11]) + int(stat[12])) / HZ, 1))
+    return sorted(found, reverse=True)
+
+
 def machine_cpu() -> float:
     """Busy CPU seconds of the whole machine since boot (all cores)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -79,6 +93,7 @@ class Meter:
     run's database), generator (this process) and the rest of the machine."""
 
     def __init__(self, server_pgid: int, database: str | None):
+        self.workers = lambda: worker_cpu(server_pgid)
         self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
         self.pg = lambda: (
             proc_cpu(lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd)
@@ -115,6 +130,9 @@ class Meter:
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
             "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
             "until_arrivals": self.arrivals,
+            # per worker since it started, most first; the largest share of the web CPU
+            # bounds the run: a process runs Python on one core at a time
+            "web_workers_s": self.workers(),
         }
 
 
@@ -239,7 +257,7 @@ def line(tool: str, n: int, r: dict) -> str:
         f"{a['refused']}/{a['errored']} | finished {r['finished']} | HTTP errors {errors}"
         f" (+{sum(r['asset_errors'].values())} assets) | CPU "
         f"web {c['web_s']} PG {c['postgresql_s']} gen {c['generator_s']} other {c['other_s']} s "
-        f"in {c['wall_s']} s (load {c['load_avg_1m'][0]})"
+        f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s)"
     )
     if "integrity" in r:
         i = r["integrity"]

@@ -107,6 +107,37 @@ def _scale_options(rows: tuple[tuple, ...], current: str) -> SafeString:
 
 
 @register.simple_tag
+def qualification_scale(field, scale_rows) -> SafeString:
+    """The 1-5 radio buttons of one qualification question (``field``: its bound field),
+    the answer sent before checked. Rendered once per question, answer and process, as
+    ``scale_options`` is for the rating page: the template loop resolved the field's name
+    and id for every option, and was most of the qualification page's rendering."""
+    rows = scale_rows if isinstance(scale_rows, tuple) else tuple(map(tuple, scale_rows))
+    return _qualification_scale(rows, field.html_name, field.auto_id, str(field.value()))
+
+
+@lru_cache(maxsize=1024)
+def _qualification_scale(rows: tuple[tuple, ...], name: str, id_: str, current: str):
+    return mark_safe(  # noqa: S308 - format_html escapes every value
+        "".join(
+            format_html(
+                '<label class="option" title="{text}"><input type="radio" name="{name}"'
+                ' value="{n}" id="{id}_{n}" aria-label="{n} &ndash; {text}" required{checked}>'
+                ' <span class="num" aria-hidden="true">{n}</span>'
+                '<span class="word" aria-hidden="true">{word}</span></label>',
+                n=n,
+                text=text,
+                word=word,
+                name=name,
+                id=id_,
+                checked=mark_safe(" checked") if current == str(n) else "",
+            )
+            for n, text, word in rows
+        )
+    )
+
+
+@register.simple_tag
 def scale_list(scale: dict) -> SafeString:
     """The scale as list items (``<li><strong>1:</strong> text</li>``), rendered once."""
     return _scale_list(tuple(scale.items()))

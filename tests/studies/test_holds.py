@@ -138,7 +138,10 @@ def _hold_url(study) -> str:
 def test_the_pages_before_qualifying_carry_the_heartbeat_script(client):
     study = open_study()
     page = client.get(arrive_url(study.slug, pid(1)))
-    assert "js/hold.js" not in page.content.decode()  # nothing is held before consent
+    # nothing is held before consent: the heartbeat does not run (the page only hints that
+    # the next pages need the script, <link rel="prefetch">, which runs nothing)
+    assert not re.search(r"<script[^>]*js/hold", page.content.decode())
+    assert re.search(r'<link rel="prefetch" href="[^"]*js/hold[^"]*\.js">', page.content.decode())
     arrive(client, study, pid(1))
     for name in ("welcome", "qualification"):
         html = client.get(reverse(f"participate:{name}", args=[study.slug])).content.decode()

@@ -1,0 +1,135 @@
+"""The arrival path's cost (issue 33, item 3): every page from the Prolific link to the
+first item in a pinned number of SQL queries, so that a release burst's per-arrival work
+cannot regrow unnoticed; and the qualification page's radio buttons rendered by the tag as
+the template loop rendered them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+from django.template import Context, Template
+from django.urls import reverse
+
+from studies.forms import QualificationForm
+from studies.models import CheckQuestion, Participant, Slot
+
+from .helpers import PID, open_study
+from .test_participant_views import arrive, arrive_url
+
+pytestmark = pytest.mark.django_db
+
+POSTGRESQL = connection.vendor == "postgresql"
+# The transaction of a consent or a grading is BEGIN/COMMIT under a server, a savepoint
+# pair inside the test's transaction: counted either way.
+ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
+# the token's participant (none yet), the study, the PID's participant, the unqualified
+# holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the participant,
+# the free slots per setup, their lowest slots, locking them, the check questions, the
+# reservation, the attention answer, COMMIT
+CONSENT_POST = 15 + POSTGRESQL
+QUALIFICATION_GET = 3  # the participant, the drawn questions, storing the draw
+# the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
+# the batch rows for the first open item (the questions are not read again, nor the
+# participant)
+QUALIFICATION_POST = 7
+FIRST_ITEM_GET = 3  # the participant, the batch rows, the item with the own answer
+
+
+def _walk_with_limits(client, study, max_queries):
+    """The arrival path, each page under its own query limit."""
+    with max_queries(ARRIVE_GET):
+        page = client.get(arrive_url(study.slug))
+    assert page.status_code == 200
+    token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1", "token": token}
+    with max_queries(CONSENT_POST):
+        consent = client.post(reverse("participate:consent", args=[study.slug]), data)
+    assert consent["Location"] == reverse("participate:qualification", args=[study.slug])
+    with max_queries(QUALIFICATION_GET):
+        assert client.get(consent["Location"]).status_code == 200
+    answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
+    with max_queries(QUALIFICATION_POST):
+        graded = client.post(reverse("participate:qualification", args=[study.slug]), answers)
+    assert graded["Location"] == reverse("participate:rate", args=[study.slug, 0])
+    with max_queries(FIRST_ITEM_GET):
+        first = client.get(graded["Location"])
+    assert first.status_code == 200 and 'id="rate-form"' in first.content.decode()
+
+
+def test_each_page_from_the_link_to_the_first_item_takes_a_pinned_number_of_queries(
+    client, django_assert_max_num_queries
+):
+    study = open_study(40, per_participant=30, ratings=5, checks=1)
+    client.defaults["REMOTE_ADDR"] = "198.51.100.7"
+    _walk_with_limits(client, study, django_assert_max_num_queries)
+    participant = Participant.objects.get()
+    assert participant.status == Participant.Status.QUALIFIED
+    assert Slot.objects.filter(participant=participant).count() == 30
+
+
+def test_the_limits_are_met_on_a_study_with_other_participants_already_in(
+    client, django_assert_max_num_queries
+):
+    """The counts do not grow with the study's participants (per-setup counts, not a row
+    per slot; the holds counted in one query)."""
+    from django.test import Client
+
+    study = open_study(40, per_participant=30, ratings=5, checks=1)
+    for n in range(5):
+        other = Client()
+        other.defaults["REMOTE_ADDR"] = f"198.51.100.{20 + n}"
+        assert arrive(other, study, f"{n + 1:024x}").status_code == 302
+    client.defaults["REMOTE_ADDR"] = "198.51.100.7"
+    _walk_with_limits(client, study, django_assert_max_num_queries)
+
+
+def test_grading_reads_the_questions_once_and_leaves_the_participant_as_stored(client):
+    """The qualification POST grades the questions its form showed (the stored draw), not
+    read again, and the view redirects from the participant the service left updated."""
+    from django.test.utils import CaptureQueriesContext
+
+    study = open_study()
+    client.defaults["REMOTE_ADDR"] = "198.51.100.8"
+    arrive(client, study)
+    client.get(reverse("participate:qualification", args=[study.slug]))
+    answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(reverse("participate:qualification", args=[study.slug]), answers)
+    assert response["Location"] == reverse("participate:rate", args=[study.slug, 0])
+    sqls = [q["sql"] for q in queries.captured_queries]
+    assert sum('FROM "studies_checkquestion"' in s for s in sqls) == 1, sqls
+    assert sum('FROM "studies_participant"' in s for s in sqls) == 2, sqls  # read, locked
+    participant = Participant.objects.get()
+    assert participant.status == Participant.Status.QUALIFIED
+    stored = participant.qualification_answers
+    assert sorted(map(int, stored)) == sorted(participant.qualification_draw)  # the draw
+    assert all(answers[f"q{pk}"] == value for pk, value in stored.items())
+
+
+LOOP = (
+    '{% with current=field.value|stringformat:"s" %}{% for n, text, word in scale_rows %}'
+    '<label class="option" title="{{ text }}"><input type="radio" name="{{ field.html_name }}"'
+    ' value="{{ n }}" id="{{ field.auto_id }}_{{ n }}" aria-label="{{ n }} &ndash; {{ text }}"'
+    ' required{% if current == n|stringformat:"s" %} checked{% endif %}> <span class="num"'
+    ' aria-hidden="true">{{ n }}</span><span class="word" aria-hidden="true">{{ word }}</span>'
+    "</label>{% endfor %}{% endwith %}"
+)
+
+
+@pytest.mark.parametrize("data", [None, {"q{pk}": "4"}, {"q{pk}": "<b>"}])
+def test_the_qualification_scale_tag_renders_what_the_template_loop_rendered(data):
+    from studies import defaults
+
+    study = open_study()
+    question = CheckQuestion.objects.filter(study=study, in_qualification=True).first()
+    bound = {k.format(pk=question.pk): v for k, v in data.items()} if data else None
+    form = QualificationForm(bound, questions=[question])
+    field = form[f"q{question.pk}"]
+    rows = defaults.page_context(study.task_kind)["scale_rows"]
+    ctx = Context({"field": field, "scale_rows": rows})
+    expected = Template(LOOP).render(ctx)
+    got = Template("{% load study_text %}{% qualification_scale field scale_rows %}").render(ctx)
+    assert got == expected
+    assert got.count(" checked") == (1 if data and data["q{pk}"] == "4" else 0)
