@@ -26,9 +26,9 @@ POSTGRESQL = connection.vendor == "postgresql"
 ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
 # the token's participant (none yet), the study, the PID's participant, the unqualified
 # holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the participant,
-# the free slots per setup, their lowest slots, locking them, the check questions, the
-# reservation, the attention answer, COMMIT
-CONSENT_POST = 15 + POSTGRESQL
+# whether the study uses fixed lists, the free slots per setup, their lowest slots, locking
+# them, the check questions, the reservation, the attention answer, COMMIT
+CONSENT_POST = 16 + POSTGRESQL
 QUALIFICATION_GET = 3  # the participant, the drawn questions, storing the draw
 # the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
 # the batch rows for the first open item (the questions are not read again, nor the
