@@ -27,6 +27,7 @@ WARM_TEMPLATES = (
     "studies/kinds/story_item.html",
     "studies/kinds/pair_item.html",
     "studies/kinds/sense_item.html",
+    "wug/pair_item.html",
     "studies/fragment_base.html",
     "studies/done.html",
     "studies/problem.html",

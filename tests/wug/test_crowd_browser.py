@@ -138,3 +138,15 @@ def test_a_researcher_adds_a_round_from_the_word_page_on_a_phone(browser, live_s
         screenshot(tab, "wug-crowd-word-page-phone")
     finally:
         context.close()
+
+
+def test_on_a_desktop_the_two_uses_stand_side_by_side(page, live_server):
+    _study()
+    page.goto(f"{live_server.url}/s/pairs/?PROLIFIC_PID={pid(4)}&STUDY_ID=st&SESSION_ID=se")
+    page.click("#start-qualification")
+    page.click("#submit-qualification")
+    page.wait_for_url(re.compile(r"/s/pairs/rate/0/$"))
+    first = page.locator("#use-1").bounding_box()
+    second = page.locator("#use-2").bounding_box()
+    assert second["x"] >= first["x"] + first["width"] and abs(second["y"] - first["y"]) < 1
+    screenshot(page, "use-pair-rating-desktop")
