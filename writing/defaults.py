@@ -308,3 +308,20 @@ CLEANUP_PROMPTS = {
 }
 SENTENCE_CLEANUP_PROMPT = "ambistory-b1-sentence-v1"
 ENDING_CLEANUP_PROMPT = "ambistory-b1-ending-v1"
+
+# Example sentences for senses. The paper showed writers "two example sentences, generated
+# with GPT-4o" (section 3.2) but does not give that prompt (Appendix B has B.1-B.3 only), so
+# this one is the site's own, written in the style of B.1/B.2 and versioned like them; the
+# other sense of the pair is named so that the example leaves no doubt between the two.
+EXAMPLE_PROMPTS = {
+    "ambisite-sense-example-v1": (
+        'Write one short example sentence in which the word "{homonym}" has the following '
+        'meaning: "{gloss}".\n\n'
+        'The word "{homonym}" can also mean "{other_gloss}". The sentence should make clear '
+        "that this other meaning is not intended.\n\n"
+        'Use the word "{homonym}" exactly once, written exactly like this. Use simple words '
+        "and a simple sentence structure.\n\n"
+        "Return only the sentence, do not return anything else."
+    ),
+}
+DEFAULT_EXAMPLE_PROMPT = "ambisite-sense-example-v1"

@@ -1,13 +1,14 @@
-"""The LLM jobs the Celery tasks run: a precontext (B.2 prompt) and a spelling clean-up
-(B.1 prompts). Each loads its queued row, asks the endpoint with no transaction open, and
-stores the text or the error."""
+"""The LLM jobs the Celery tasks run: a precontext (B.2 prompt), a spelling clean-up (B.1
+prompts) and a sense's example sentence (the site's prompt: the paper gives none). Each
+loads its queued row, asks the endpoint with no transaction open, and stores the text or the
+error."""
 
 from __future__ import annotations
 
 from django.utils import timezone
 
 from . import defaults, llm
-from .models import Cleanup, Precontext
+from .models import Cleanup, Precontext, SenseExample
 
 
 def precontext_generate(*, precontext_id: int) -> Precontext:
@@ -56,4 +57,28 @@ def cleanup_generate(*, cleanup_id: int) -> Cleanup:
     else:
         row.status, row.suggested = Cleanup.Status.SUGGESTED, text.strip()
     row.save(update_fields=["status", "suggested", "error"])
+    return row
+
+
+def example_generate(*, example_id: int) -> SenseExample:
+    """Run one queued example sentence: the prompt names the word, the sense and the pair's
+    other sense; the answer (or the error) is stored for a researcher to decide."""
+    row = SenseExample.objects.select_related(
+        "sense", "pair__homonym", "pair__sense_a", "pair__sense_b"
+    ).get(pk=example_id)
+    if row.status != SenseExample.Status.QUEUED:
+        return row
+    pair = row.pair
+    other = pair.sense_b if row.sense_id == pair.sense_a_id else pair.sense_a
+    prompt = defaults.EXAMPLE_PROMPTS[row.prompt_version].format(
+        homonym=pair.homonym.form, gloss=row.sense.gloss, other_gloss=other.gloss
+    )
+    try:
+        text, served = llm.complete(row.endpoint, row.model, prompt)
+    except llm.LLMError as exc:
+        row.status, row.error = SenseExample.Status.FAILED, str(exc)[:2000]
+    else:
+        row.status, row.text, row.served_model = SenseExample.Status.SUGGESTED, text.strip(), served
+    row.finished_at = timezone.now()
+    row.save(update_fields=["status", "text", "error", "served_model", "finished_at"])
     return row

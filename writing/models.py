@@ -181,6 +181,37 @@ class Precontext(LLMRequest):
         return self.text[:60] or f"({self.get_status_display()})"
 
 
+class SenseExample(LLMRequest):
+    """An example sentence for a sense, asked of an LLM (the paper showed writers "two
+    example sentences, generated with GPT-4o", section 3.2) with a versioned prompt that
+    names the pair's other sense; a researcher accepts it (optionally edited: then it is the
+    sense's ``example_sentence``) or rejects it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SUGGESTED = "suggested", "Suggested"
+        ACCEPTED = "accepted", "Accepted"
+        REJECTED = "rejected", "Rejected"
+        FAILED = "failed", "Failed"
+
+    sense = models.ForeignKey("annotations.Sense", on_delete=models.PROTECT, related_name="+")
+    pair = models.ForeignKey(SensePair, on_delete=models.PROTECT, related_name="examples")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    prompt_version = models.CharField(max_length=100)
+    text = models.TextField(blank=True)
+    served_model = models.CharField(max_length=200, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    accepted_text = models.TextField(blank=True)
+    decided_by = who(related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pair_id", "-id"]
+
+    def __str__(self) -> str:
+        return self.text[:60] or f"({self.get_status_display()})"
+
+
 class WrittenSetup(Created):
     """Provenance of a setup made here: which sentence (and so which writer) and which
     precontext version (and so which prompt, endpoint and model)."""

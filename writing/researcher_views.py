@@ -23,6 +23,7 @@ from studies.models import Study
 
 from . import defaults, exporters, importers, review, rules, selectors, services
 from .forms import (
+    GenerateForm,
     PairForm,
     PoolImportForm,
     RatingStudyForm,
@@ -94,6 +95,7 @@ def _pool_page(request: HttpRequest, add=None, upload=None) -> HttpResponse:
         "pairs": selectors.pool(),
         "add": add or PairForm(auto_id="add_%s"),
         "upload": upload or PoolImportForm(auto_id="import_%s"),
+        "generate": GenerateForm(auto_id="examples_%s"),
     }
     return render(request, "writing/pool.html", ctx)
 

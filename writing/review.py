@@ -35,7 +35,9 @@ from .services import WritingError
 Job = TypeVar("Job", bound=LLMRequest)
 
 
-def _endpoint_check(endpoint: str, model: str) -> None:
+def endpoint_check(endpoint: str, model: str) -> None:
+    """``WritingError`` naming the problem unless the operator allows ``model`` on
+    ``endpoint`` (every LLM step of writing asks this first)."""
     try:
         llm.check_endpoint(endpoint, model)
     except llm.LLMError as exc:
@@ -116,7 +118,7 @@ def ending_review(
 # --- precontexts and clean-ups (the LLM jobs) ----------------------------------------------
 
 
-def _queued(job: type[Job], task, /, **fields) -> Job:
+def queued(job: type[Job], task, /, **fields) -> Job:
     """A new LLM request row, and its Celery ``task`` sent once the row is committed."""
     with transaction.atomic():
         row = job._default_manager.create(**fields)
@@ -136,12 +138,12 @@ def precontext_request(
     task ``writing.generate_precontext`` runs it after the commit."""
     from .tasks import generate_precontext
 
-    _endpoint_check(endpoint, model)
+    endpoint_check(endpoint, model)
     if prompt_version not in defaults.PRECONTEXT_PROMPTS:
         raise WritingError(f"Unknown prompt {prompt_version!r}.")
     if sentence.decision != Reviewed.Decision.ACCEPTED:
         raise WritingError("Accept the sentence before generating its precontext.")
-    return _queued(
+    return queued(
         Precontext,
         generate_precontext,
         sentence=sentence,
@@ -210,12 +212,12 @@ def cleanup_request(
     """Queue a B.1 spelling clean-up of a sentence or an ending."""
     from .tasks import generate_cleanup
 
-    _endpoint_check(endpoint, model)
+    endpoint_check(endpoint, model)
     item = sentence or ending
     if item is None:
         raise WritingError("Nothing to clean up.")
     version = defaults.SENTENCE_CLEANUP_PROMPT if sentence else defaults.ENDING_CLEANUP_PROMPT
-    return _queued(
+    return queued(
         Cleanup,
         generate_cleanup,
         sentence=sentence,

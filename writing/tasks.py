@@ -15,3 +15,8 @@ def generate_precontext(precontext_id: int) -> None:
 @shared_task(name="writing.generate_cleanup", ignore_result=True)
 def generate_cleanup(cleanup_id: int) -> None:
     jobs.cleanup_generate(cleanup_id=cleanup_id)
+
+
+@shared_task(name="writing.generate_example", ignore_result=True)
+def generate_example(example_id: int) -> None:
+    jobs.example_generate(example_id=example_id)

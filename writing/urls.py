@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import researcher_views, review_views, views
+from . import example_views, researcher_views, review_views, views
 
 # one URL per action on a text's review page (writing.review_views)
 _S, _E = "sentences/<int:sentence_pk>", "endings/<int:ending_pk>"
@@ -27,6 +27,15 @@ urlpatterns = [
     path("pool/add/", researcher_views.pool_add, name="pool_add"),
     path("pool/import/", researcher_views.pool_import, name="pool_import"),
     path("pool/<int:pair_pk>/flag/", researcher_views.pair_flag, name="pair_flag"),
+    path("pool/<int:pair_pk>/", example_views.pair_detail, name="pair"),
+    path("pool/<int:pair_pk>/examples/", example_views.examples_generate, name="examples_generate"),
+    path(
+        "pool/<int:pair_pk>/examples/accept/", example_views.example_accept, name="example_accept"
+    ),
+    path(
+        "pool/<int:pair_pk>/examples/reject/", example_views.example_reject, name="example_reject"
+    ),
+    path("pool/examples/", example_views.examples_missing, name="examples_missing"),
     path("sentences/", researcher_views.sentence_list, name="sentences"),
     path("sentences/<int:sentence_pk>/", review_views.sentence_detail, name="sentence"),
     path("endings/", researcher_views.ending_list, name="endings"),
