@@ -88,14 +88,17 @@ def data_version(*, kind: str | None, split_ids: Iterable[int] = ()) -> str:
     change a figure of that scope (one query)."""
     ids = sorted(set(split_ids))
     sql = f"SELECT COALESCE(SUM(n), 0), COALESCE(SUM(stamp), 0) FROM {_table()}"
-    params: list = []
+    rows: list[str] = []  # what a row must match (all of it), besides the every-kind rows
+    params: list[str | int] = []
     if kind is not None:
-        sql += " WHERE kind = %s OR (kind = %s"
-        params += [EVERY_KIND, kind]
-        if ids:
-            sql += f" AND split_id IN ({', '.join(['%s'] * (len(ids) + 1))})"
-            params += [WHOLE_KIND, *ids]
-        sql += ")"
+        rows.append("kind = %s")
+        params.append(kind)
+    if ids:  # split ids are unique across kinds
+        rows.append(f"split_id IN ({', '.join(['%s'] * (len(ids) + 1))})")
+        params += [WHOLE_KIND, *ids]
+    if rows:
+        sql += f" WHERE kind = %s OR ({' AND '.join(rows)})"
+        params.insert(0, EVERY_KIND)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         n, stamps = cursor.fetchone()

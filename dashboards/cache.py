@@ -31,17 +31,23 @@ T = TypeVar("T")
 _MISSING = object()
 # a failing cache: Redis down, timing out or refusing a value (the memory cache never fails)
 CACHE_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError)
-# a request's form -> its scope's version, read once however many values the page caches
-_versions: weakref.WeakKeyDictionary[SampleFilterForm, str] = weakref.WeakKeyDictionary()
+# a request's form -> its scope's versions (by kind: the form's, or None for every kind), read
+# once however many values the page caches
+_versions: weakref.WeakKeyDictionary[SampleFilterForm, dict[str | None, str]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def scope_version(form: SampleFilterForm) -> str:
+def scope_version(form: SampleFilterForm, *, every_kind: bool = False) -> str:
     """The data version of the form's scope: its kind's, in its splits (every split when
-    the scope names none). Read once per form, i.e. once per request."""
-    if form not in _versions:
+    the scope names none); with ``every_kind`` every kind's, in those splits (a page that
+    shows several kinds). Read once per form, i.e. once per request."""
+    known = _versions.setdefault(form, {})
+    kind = None if every_kind else form.task_kind
+    if kind not in known:
         splits = [s.pk for s in form.rating_scope.splits]
-        _versions[form] = data_version(kind=form.task_kind, split_ids=splits)
-    return _versions[form]
+        known[kind] = data_version(kind=kind, split_ids=splits)
+    return known[kind]
 
 
 def cache_key(name: str, form: SampleFilterForm, version: str, params: dict) -> str:
@@ -61,8 +67,19 @@ def cached(name: str, form: SampleFilterForm, compute: Callable[[], T], **params
     """``compute()``'s value for this page (``name``), scope and filters (``form``) and page
     parameters (``params``: everything else the value depends on), from the cache when the
     scope's data has not changed since it was stored."""
-    version = scope_version(form)
-    key = cache_key(name, form, version, params)
+    return _cached(cache_key(name, form, scope_version(form), params), name, compute)
+
+
+def cached_every_kind(
+    name: str, form: SampleFilterForm, compute: Callable[[], T], **params: object
+) -> T:
+    """:func:`cached` for a page that shows several task kinds (relatedness, sense choice,
+    the paper analyses): kept until any kind's data in the scope's splits changes."""
+    version = scope_version(form, every_kind=True)
+    return _cached(cache_key(name, form, version, params), name, compute)
+
+
+def _cached(key: str, name: str, compute: Callable[[], T]) -> T:
     store = caches[_alias()]
     try:
         found = store.get(key, _MISSING)

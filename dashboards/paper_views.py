@@ -8,15 +8,24 @@ from ambisite.access import researcher_required
 from annotations.analyses_ambistory import PAPER_COUNTS, PAPER_TABLE2
 
 from . import kinds, paper_analyses
+from .cache import cached_every_kind
 from .forms import sample_filter
 
 
 @researcher_required
 def paper_analyses_page(request):
     form = sample_filter(request.GET)
+    rawc, ambistory = cached_every_kind(
+        "papers",
+        form,
+        lambda: (
+            paper_analyses.paper_analyses(form.rating_scope),
+            paper_analyses.ambistory_splits(form.rating_scope),
+        ),
+    )
     context = {
-        "rawc": paper_analyses.paper_analyses(form.rating_scope),
-        "ambistory": paper_analyses.ambistory_splits(form.rating_scope),
+        "rawc": rawc,
+        "ambistory": ambistory,
         "table2": PAPER_TABLE2,
         "paper_counts": PAPER_COUNTS,
         "scope_text": kinds.scope_text(form.rating_scope),

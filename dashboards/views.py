@@ -20,7 +20,7 @@ from predictions.models import ModelRun
 from studies.services import participant_exclude, participant_include
 
 from . import annotators, endings, items, kinds, leaderboard
-from .cache import cached
+from .cache import cached, cached_every_kind
 from .charts import CHARTS, kind_scale
 from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, SampleFilterForm, sample_filter
@@ -156,7 +156,9 @@ def leaderboard_json(request):
 def task_kinds(request):
     """Relatedness and sense choice: human figures and runs, scored by kind."""
     form = sample_filter(request.GET)
-    relatedness, sense_choice = kinds.kind_views(form.rating_scope)
+    relatedness, sense_choice = cached_every_kind(
+        "kinds", form, lambda: kinds.kind_views(form.rating_scope)
+    )
     context = {
         "relatedness": relatedness,
         "sense_choice": sense_choice,

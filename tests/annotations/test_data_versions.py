@@ -21,6 +21,9 @@ def versions() -> dict[str, str]:
         "splits 1+2": data_version(kind=PLAUS, split_ids=[1, 2]),
         "plausibility": data_version(kind=PLAUS),
         "relatedness": data_version(kind=REL),
+        "relatedness split 3": data_version(kind=REL, split_ids=[3]),
+        "every kind in split 1": data_version(kind=None, split_ids=[1]),
+        "every kind in split 3": data_version(kind=None, split_ids=[3]),
         "everything": data_version(kind=None),
     }
 
@@ -33,13 +36,19 @@ def changed(before: dict[str, str]) -> set[str]:
 def test_a_split_bump_changes_that_splits_scopes_and_the_kinds_only():
     before = versions()
     data_changed(kind=PLAUS, split_ids=[1])
-    assert changed(before) == {"split 1", "splits 1+2", "plausibility", "everything"}
+    assert changed(before) == {
+        "split 1",
+        "splits 1+2",
+        "plausibility",
+        "every kind in split 1",
+        "everything",
+    }
 
 
 def test_a_whole_kind_bump_changes_every_split_of_that_kind():
     before = versions()
     data_changed(kind=PLAUS)
-    assert changed(before) == set(versions()) - {"relatedness"}
+    assert changed(before) == set(versions()) - {"relatedness", "relatedness split 3"}
 
 
 def test_an_every_kind_bump_changes_every_scope():

@@ -232,3 +232,47 @@ def test_redis_holds_the_figures_and_a_write_still_shows_at_once(
         caches["dashboards"].close()
     finally:
         redis.kill()
+
+
+# --- the pages of several kinds -----------------------------------------------------------------
+
+
+def test_the_kinds_page_shows_a_rawc_import_and_an_exclusion_at_once(
+    researcher_client, django_assert_max_num_queries
+):
+    from annotations.models import Rater
+    from annotations.rawc import RawcData, load_rawc, rawc_import
+    from tests.studies.kinds_helpers import DATA
+
+    data = load_rawc(DATA / "rawc")
+
+    def first(n: int) -> RawcData:
+        keep = {p.key for p in data.pairs[:n]}
+        return RawcData(data.pairs[:n], [j for j in data.judgments if j.key in keep])
+
+    def view():
+        return researcher_client.get("/dashboards/kinds/").context["relatedness"][0]
+
+    rawc_import(data=first(20))
+    assert view().n_pairs == 20
+    with django_assert_max_num_queries(WARM_QUERIES):
+        assert view().n_pairs == 20
+    rawc_import(data=first(40))  # annotations.rawc.rawc_import
+    before = view()
+    assert before.n_pairs == 40
+    rater = Rater.objects.filter(ratings__kind="relatedness").first()
+    rater_exclude(rater=rater, source="manual", reason="test")
+    assert view().n_judgments < before.n_judgments
+
+
+def test_the_paper_page_shows_an_ambistory_import_at_once(
+    researcher_client, scored, django_assert_max_num_queries
+):
+    def n_splits() -> int:
+        return len(researcher_client.get("/dashboards/papers/").context["ambistory"])
+
+    first = n_splits()
+    with django_assert_max_num_queries(WARM_QUERIES):
+        assert n_splits() == first
+    import_setups(1, split="more", prefix="other")
+    assert n_splits() == first + 1
