@@ -276,3 +276,28 @@ def test_the_paper_page_shows_an_ambistory_import_at_once(
         assert n_splits() == first
     import_setups(1, split="more", prefix="other")
     assert n_splits() == first + 1
+
+
+def test_a_rating_changed_in_the_admin_shows_at_once(researcher_client, scored, django_user_model):
+    from django.test import Client
+
+    from annotations.models import Rating
+
+    _, (p1, _) = scored
+    rating = Rating.objects.filter(rater=p1).order_by("id").first()
+    chart = "/dashboards/charts/rating-histogram.json"
+    before = researcher_client.get(chart).json()
+    admin = Client()
+    admin.force_login(django_user_model.objects.create_superuser("root", "r@example.org", "pw"))
+    url = f"/admin/annotations/rating/{rating.pk}/change/"
+    fields = {
+        "sample": rating.sample_id,
+        "rater": rating.rater_id,
+        "kind": rating.kind,
+        "score": 6 - rating.score if rating.score != 3 else 4,
+        "setup_version": 1,
+        "story_version": 1,
+        "sense_version": 1,
+    }
+    assert admin.post(url, fields).status_code == 302
+    assert researcher_client.get(chart).json() != before
