@@ -13,7 +13,8 @@ same sums, but not with the same stamps. The crowd path's rating saves spread ov
 row lock.
 
 The writers: ``annotations.services`` (exclusions), the importers (AmbiStory, RAW-C, sense
-choice), ``annotations.reference`` and ``studies.text_corrections`` (texts),
+choice), ``annotations.text_versions.reference_set`` and ``studies.text_corrections``
+(texts), ``annotations.admin.DataAdmin`` (the admin),
 ``studies.lifecycle`` (a study's samples; also the samples ``writing.review`` creates),
 ``studies.rating_save`` (the crowd path, in the rating's own statement on PostgreSQL:
 ``studies.sql.data_bump``) and ``predictions.runs.scoring`` (every run that finishes or is

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Count, Q
 
-from .data_versions import EVERY_KIND, data_changed
 from .models import Rater, Rating, Sample, valid_ratings
 from .text_versions import (
     KINDS,
@@ -126,8 +125,6 @@ def reference_texts_edit(
         touching = list(Sample.objects.filter(showing(kind, obj.pk)).values_list("pk", flat=True))
         if reference_set(obj, kind, texts, by):
             done.touched[(kind, obj.pk)] = touching
-    if done.touched:  # a text may be shared by samples of several kinds
-        data_changed(kind=EVERY_KIND)
     return done
 
 

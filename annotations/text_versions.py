@@ -14,6 +14,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 
+from .data_versions import EVERY_KIND, data_changed
 from .models import Sample, Sense, Setup, Story, TextVersion
 
 TextObject = Setup | Story | Sense
@@ -137,4 +138,5 @@ def reference_set(obj: TextObject, kind: str, changes: dict[str, str], by=None) 
             obj.save(update_fields=[*changes, "version"])
     except IntegrityError:
         raise TextEditError(f"Another {kind} already has exactly this text.") from None
+    data_changed(kind=EVERY_KIND)  # which ratings count changed (a text may serve every kind)
     return True
