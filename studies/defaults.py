@@ -424,6 +424,7 @@ class KindTexts:
     scale_words: dict[int, str] = field(default_factory=dict)
     one_item_per_word: bool = False  # Study.one_item_per_word of a new study
     attention_min_correct: int = 100  # percent (Study.attention_min_correct)
+    bot_checks: int = 0  # questions after consent (Study.bot_checks, studies.bot_checks)
 
 
 # Per task kind (``annotations.kinds``): what its studies show and start with.
@@ -447,6 +448,7 @@ KIND_TEXTS: dict[str, KindTexts] = {
         scale_words=RELATEDNESS_SCALE_WORDS,
         one_item_per_word=True,  # RAW-C: "no word was repeated twice ... for the same participant"
         attention_min_correct=50,  # RAW-C excluded participants below 50% on its catch trials
+        bot_checks=2,  # RAW-C: "two questions designed to filter out bots" after consent
     ),
     "sense_choice": KindTexts({}, "", SENSE_CHOICE_UI, SENSE_CHOICE_GUIDELINES, [], 0),
     # gold pairs (the attention checks) come from the word's graph: ``wug.crowd``
@@ -463,7 +465,12 @@ KIND_TEXTS: dict[str, KindTexts] = {
 
 
 # Study fields a new study takes from its kind's ``KindTexts`` unless given.
-KIND_DEFAULTS = ("attention_checks_per_batch", "one_item_per_word", "attention_min_correct")
+KIND_DEFAULTS = (
+    "attention_checks_per_batch",
+    "one_item_per_word",
+    "attention_min_correct",
+    "bot_checks",
+)
 
 
 def for_kind(kind: str) -> KindTexts:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from collections.abc import Sequence
 
 from django import forms
 from django.db.models import QuerySet
@@ -9,7 +10,7 @@ from django.forms import inlineformset_factory
 
 from annotations.models import Sample, Split, TaskKind, score_range
 
-from . import defaults
+from . import bot_checks, defaults
 from .adaptive import TRADEOFF
 from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, ListDesign, Study
 
@@ -81,6 +82,7 @@ class StudyForm(forms.ModelForm):
             "samples_per_participant",
             "attention_checks_per_batch",
             "attention_min_correct",
+            "bot_checks",
             "time_limit_minutes",
             "qualification_minutes",
             "questions_per_participant",
@@ -109,6 +111,7 @@ class StudyForm(forms.ModelForm):
             "samples_per_participant": "Samples per participant",
             "attention_checks_per_batch": "Attention checks per participant",
             "attention_min_correct": "Least share of attention checks right (%)",
+            "bot_checks": "Bot checks at the start",
             "time_limit_minutes": "Time limit (minutes)",
             "qualification_minutes": "Hold before qualifying (minutes)",
             "questions_per_participant": "Qualification questions per participant",
@@ -150,9 +153,17 @@ class StudyForm(forms.ModelForm):
             "excluded those below 50% on its catch trials; otherwise 100: one wrong answer "
             "excludes). Applies to answers given after a change."
         )
+        bots = self.fields["bot_checks"]
+        bots.required = False  # left empty: the task kind's default
+        bots.help_text = (
+            'Simple questions after consent that filter out bots ("Which of the following is '
+            'not a place to swim?"); a wrong answer screens the participant out. Empty: the '
+            "task's default (relatedness 2, as in RAW-C; otherwise 0)."
+        )
         if not self.instance.pk:
             self.initial["attention_checks_per_batch"] = None
             self.initial["attention_min_correct"] = None
+            self.initial["bot_checks"] = None
             self.initial.setdefault("guidelines", defaults.GUIDELINES)
             self.initial.setdefault("completion_code", defaults.new_code())
             self.initial.setdefault("screenout_code", defaults.new_code())
@@ -229,7 +240,7 @@ class StudyForm(forms.ModelForm):
         found["assignment"] = self.cleaned_data.get("assignment") or "samples"
         found["latin_square"] = bool(self.cleaned_data.get("latin_square"))
         kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
-        for name in ("attention_checks_per_batch", "attention_min_correct"):
+        for name in ("attention_checks_per_batch", "attention_min_correct", "bot_checks"):
             if found.get(name) is None:
                 found[name] = getattr(defaults.for_kind(kind), name)
         shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
@@ -364,9 +375,16 @@ class QualificationForm(forms.Form):
     """One 1-5 choice per qualification question, or a choice of two meanings for a
     question with ``other_meaning`` (the writing studies' variant)."""
 
-    def __init__(self, *args, questions: list[CheckQuestion], **kwargs):
+    def __init__(
+        self, *args, questions: list[CheckQuestion], bots: Sequence[bot_checks.Drawn] = (), **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.questions = questions
+        self.bots = list(bots)
+        for d in self.bots:  # the bot checks (studies.bot_checks): one option each
+            self.fields[f"bot_{d.key}"] = forms.ChoiceField(
+                choices=[(o, o) for o in d.options], widget=forms.RadioSelect, label=d.question.text
+            )
         for q in questions:
             choices = [(1, q.meaning), (2, q.other_meaning)] if q.other_meaning else SCORES
             self.fields[f"q{q.pk}"] = forms.TypedChoiceField(
@@ -375,6 +393,12 @@ class QualificationForm(forms.Form):
 
     def answers(self) -> dict[int, int]:
         return {q.pk: self.cleaned_data[f"q{q.pk}"] for q in self.questions}
+
+    def bot_answers(self) -> dict[str, str]:
+        return {d.key: self.cleaned_data[f"bot_{d.key}"] for d in self.bots}
+
+    def bot_rows(self):
+        return [(d, self[f"bot_{d.key}"]) for d in self.bots]
 
     def rows(self):
         return [(q, self[f"q{q.pk}"]) for q in self.questions]

@@ -123,7 +123,7 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     if started and per_word != study.one_item_per_word:
         raise StudyError("One item per word can only be changed while the study is a draft.")
     if fields.get("task_kind", study.task_kind) != study.task_kind:  # a draft's new kind
-        for name in ("one_item_per_word", "attention_min_correct"):
+        for name in ("one_item_per_word", "attention_min_correct", "bot_checks"):
             fields.setdefault(name, getattr(defaults.for_kind(fields["task_kind"]), name))
     study.task_kind = fields.pop("task_kind", study.task_kind)
     if samples is not None:

@@ -16,6 +16,7 @@ from annotations.kinds import check_passes
 from annotations.models import SENSE_CANDIDATES_MAX, TaskKind, TextVersion
 
 from . import activities
+from .bot_checks import MAX_CHECKS as BOT_CHECKS_MAX
 from .querysets import ParticipantQuerySet
 
 PROLIFIC_PID_PATTERN = r"^[0-9a-f]{24}$"
@@ -104,6 +105,12 @@ class Study(models.Model):
         "studies start with it on). Fixed once the study is opened.",
     )
     attention_checks_per_batch = models.PositiveSmallIntegerField(default=1)
+    bot_checks = models.PositiveSmallIntegerField(
+        default=0,
+        validators=[MaxValueValidator(BOT_CHECKS_MAX)],
+        help_text="Questions after consent that filter out bots (RAW-C asked 2); a wrong answer "
+        "screens the participant out (studies.bot_checks).",
+    )
     attention_min_correct = models.PositiveSmallIntegerField(
         default=100,
         validators=[MaxValueValidator(100)],
@@ -168,6 +175,9 @@ class Study(models.Model):
             models.CheckConstraint(
                 condition=Q(adaptive_rule__in=["widest", "variance"]),
                 name="study_adaptive_rule_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot_checks__lte=BOT_CHECKS_MAX), name="study_bot_checks_in_pool"
             ),
             models.CheckConstraint(
                 condition=Q(attention_min_correct__lte=100),

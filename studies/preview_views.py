@@ -11,10 +11,10 @@ from django.views.decorators.http import require_http_methods
 
 from ambisite.access import researcher_required
 
-from . import defaults, selectors, study_texts
+from . import bot_checks, defaults, selectors, study_texts
 from .forms import QualificationForm, RatingForm
 from .models import Study
-from .qualification import grade, preview_questions
+from .qualification import grade, preview_bots, preview_questions
 
 
 def _study(pk: int) -> Study:
@@ -44,9 +44,10 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     nothing."""
     study = _study(pk)
     questions = preview_questions(study, request.user.pk)
-    form = QualificationForm(request.POST or None, questions=questions)
+    bots = preview_bots(study, request.user.pk)
+    form = QualificationForm(request.POST or None, questions=questions, bots=bots)
     if request.method == "POST" and form.is_valid():
-        if grade(questions, form.answers()):
+        if grade(questions, form.answers()) and bot_checks.grade(bots, form.bot_answers()):
             if study.activity_def.preview:  # the activity's own preview (writing's Figure 2, 3)
                 return redirect(study.activity_def.preview_url(study.pk))
             return redirect("studies:preview_rate", study.pk, 0)

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
+from . import bot_checks
 from .models import CheckQuestion, Participant, Study
 from .selectors import qualification_questions
 
@@ -78,6 +79,19 @@ def preview_questions(study: Study, user_pk: int | None) -> list[CheckQuestion]:
     POST grades what the page showed), stored nowhere."""
     seed = seed_for(study.pk, f"preview:{user_pk}")
     return draw(qualification_questions(study.pk), study.questions_per_participant, seed)
+
+
+def participant_bots(participant: Participant) -> list[bot_checks.Drawn]:
+    """The bot checks of ``participant`` (``Study.bot_checks`` of them), in the order shown
+    with their options shuffled: the same on every reload (seeded like the draw above; the
+    pool is fixed code, so nothing needs storing until the answers are graded)."""
+    seed = seed_for(participant.study_id, f"bots:participant:{participant.pk}")
+    return bot_checks.draw(participant.study.bot_checks, seed)
+
+
+def preview_bots(study: Study, user_pk: int | None) -> list[bot_checks.Drawn]:
+    """A researcher's preview's bot checks, the same on every reload for one researcher."""
+    return bot_checks.draw(study.bot_checks, seed_for(study.pk, f"bots:preview:{user_pk}"))
 
 
 def grade(questions: Sequence[CheckQuestion], answers: dict[int, int]) -> bool:

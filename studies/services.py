@@ -25,7 +25,7 @@ from annotations.models import (
     Rater,
 )
 
-from . import holds, late, qualification
+from . import bot_checks, holds, late, qualification
 from .assignment import (
     BatchUnavailable,
     batch_reserve,
@@ -181,6 +181,7 @@ def participant_qualify(
     participant: Participant,
     answers: dict[int, int],
     questions: list[CheckQuestion] | None = None,
+    bot_answers: dict[str, str] | None = None,
 ) -> bool:
     """Grade the one-attempt qualification test; failing screens the participant out and
     releases their batch. A second attempt changes nothing. Answers past the brief hold are
@@ -188,12 +189,14 @@ def participant_qualify(
     held, else is timed out (committed) and ``SessionOver`` is raised. ``questions``: the
     ones the page showed (``qualification.participant_questions``), graded without being
     read again while they are still the participant's stored draw. ``participant`` is left
-    as stored (no need to read it again)."""
+    as stored (no need to read it again). ``bot_answers``: the option chosen for each of
+    the participant's bot checks (``qualification.participant_bots``), by question key; one
+    wrong or missing answer fails the test as a wrong qualification answer does."""
     with transaction.atomic():
         row = locked(participant)
         if row.is_late() and not late.may_go_on(row):
             _expire(row)
-        passed = _qualify(row, answers, questions)
+        passed = _qualify(row, answers, questions, bot_answers or {})
     if row is not participant:
         for f in Participant._meta.concrete_fields:
             setattr(participant, f.attname, getattr(row, f.attname))
@@ -203,7 +206,10 @@ def participant_qualify(
 
 
 def _qualify(
-    participant: Participant, answers: dict[int, int], shown: list[CheckQuestion] | None
+    participant: Participant,
+    answers: dict[int, int],
+    shown: list[CheckQuestion] | None,
+    bot_answers: dict[str, str],
 ) -> bool:
     if not late.answering_late(participant):
         return participant.status != Participant.Status.SCREENED_OUT
@@ -212,8 +218,11 @@ def _qualify(
         if shown is not None and [q.pk for q in shown] == participant.qualification_draw
         else qualification.participant_questions(participant)
     )
-    passed = qualification.grade(questions, answers)
+    bots = qualification.participant_bots(participant)
+    passed = qualification.grade(questions, answers) and bot_checks.grade(bots, bot_answers)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
+    for key, option in bot_checks.chosen(bots, bot_answers).items():  # what was asked, picked
+        participant.qualification_answers[f"bot:{key}"] = option
     participant.qualification_late = participant.is_late()
     if participant.status == Participant.Status.TIMED_OUT:  # the batch went to others
         late.keep_late_answers(participant, passed)

@@ -26,7 +26,7 @@ from ambisite import ratelimit
 from . import defaults, holds, late, prolific, selectors, services, study_texts
 from .forms import QualificationForm
 from .models import Participant, Study
-from .qualification import participant_questions
+from .qualification import participant_bots, participant_questions
 
 RESUME_COOKIE = "resume_{}"
 SHOWN_COOKIE = "shown_{}"
@@ -314,14 +314,21 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED, posted)
     if other:
         return other
-    form = QualificationForm(request.POST or None, questions=participant_questions(participant))
+    form = QualificationForm(
+        request.POST or None,
+        questions=participant_questions(participant),
+        bots=participant_bots(participant),
+    )
     if request.method == "POST":
         if _limited(request, study, "qualify"):
             return _too_many(request, study)
         if form.is_valid():
             try:  # leaves ``participant`` as stored: not read again
                 services.participant_qualify(
-                    participant=participant, answers=form.answers(), questions=form.questions
+                    participant=participant,
+                    answers=form.answers(),
+                    questions=form.questions,
+                    bot_answers=form.bot_answers(),
                 )
             except services.SessionOver:
                 pass

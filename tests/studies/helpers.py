@@ -5,6 +5,7 @@ from __future__ import annotations
 from annotations.importers import REDACTED, ambistory_import, parse_ambistory
 from annotations.models import Sample
 from studies import services
+from studies.bot_checks import POOL
 from studies.models import Participant, Slot, Study
 from tests.factories import ambistory_setup
 
@@ -52,9 +53,15 @@ def open_study(
     return services.study_open(study=study)
 
 
+# every bot check's right option by question key (studies.bot_checks; a study asks a few)
+BOT_ANSWERS = {q.key: q.answer for q in POOL}
+
+
 def qualify(participant: Participant) -> None:
     answers = {q.pk: q.expected for q in participant.study.check_questions.all()}
-    assert services.participant_qualify(participant=participant, answers=answers)
+    assert services.participant_qualify(
+        participant=participant, answers=answers, bot_answers=BOT_ANSWERS
+    )
 
 
 def rate_all(participant: Participant, *, check_score: int | None = None) -> None:

@@ -126,6 +126,7 @@ def test_the_study_page_states_the_rule(researcher_client):
     page = researcher_client.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert "fewer than 50% of their attention checks right are excluded" in page
     assert "one item per word" in page
+    assert "2 bot checks after consent" in page
     plain = open_study(2, per_participant=2, ratings=1, slug="plain")
     page = researcher_client.get(reverse("studies:detail", args=[plain.pk])).content.decode()
     assert "one wrong attention check excludes a participant" in page

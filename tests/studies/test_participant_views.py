@@ -14,7 +14,7 @@ from django.urls import reverse
 from annotations.models import Rater, Rating
 from studies.models import AttentionAnswer, Participant, Slot
 
-from .helpers import PID, open_study, pid
+from .helpers import BOT_ANSWERS, PID, open_study, pid
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,7 @@ def arrive(client, study, prolific_pid: str = PID):
 
 def qualify_by_post(client, study) -> None:
     answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
+    answers |= {f"bot_{key}": answer for key, answer in BOT_ANSWERS.items()}  # if asked
     response = client.post(reverse("participate:qualification", args=[study.slug]), answers)
     assert response.status_code == 302
 

@@ -9,7 +9,7 @@ from annotations.models import RaterExclusion, Rating, TaskKind
 from studies import services
 from studies.selectors import batch_items
 
-from .helpers import pid
+from .helpers import BOT_ANSWERS, pid
 from .kinds_helpers import fool_samples, open_kind_study, rawc_samples
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 def _arrive(study, n: int = 1):
     participant = services.participant_arrive(study=study, pid=pid(n), resume_hash=f"h{n}")
-    assert services.participant_qualify(participant=participant, answers={})  # no test
+    assert services.participant_qualify(  # no test: the bot checks only
+        participant=participant, answers={}, bot_answers=BOT_ANSWERS
+    )
     return participant
 
 

@@ -11,7 +11,7 @@ from annotations.models import Rating, TaskKind
 from studies.models import Participant
 from tests.conftest import screenshot
 
-from .helpers import pid
+from .helpers import BOT_ANSWERS, pid
 from .kinds_helpers import fool_samples, open_kind_study, rawc_samples
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,6 +21,9 @@ def _start(page, live_server) -> Participant:
     page.goto(f"{live_server.url}/s/demo/?PROLIFIC_PID={pid(7)}&STUDY_ID=st&SESSION_ID=se")
     page.click("#start-qualification")  # consent
     assert "no qualification test" in page.text_content("#qualification")
+    for fieldset in page.query_selector_all("#bot-checks fieldset"):  # RAW-C's bot checks
+        key = fieldset.get_attribute("data-bot")
+        page.check(f'fieldset[data-bot="{key}"] input[value="{BOT_ANSWERS[key]}"]')
     page.click("#submit-qualification")  # Start
     page.wait_for_url(re.compile(r"/s/demo/rate/0/$"))
     return Participant.objects.get(prolific_pid=pid(7))
