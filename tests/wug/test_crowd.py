@@ -211,3 +211,25 @@ def test_a_cannot_decide_judgment_is_kept_but_left_out_of_the_edge():
 def test_a_study_needs_usage_usage_words():
     with pytest.raises(CrowdError, match="at least one word"):
         crowd_study_create(words=[], title="x", slug="x")
+
+
+def test_an_export_with_the_crowds_judgments_reimports_to_the_same_graph(tmp_path):
+    from wug.exporters import export_words
+    from wug.formats import read_word
+    from wug.services import wug_import
+
+    word = small_word()
+    study = services.study_open(study=_study(word).study)
+    _finish_round(study, 1)
+    participant = Rater.objects.filter(ratings__sample__use_pair__word=word).first()
+    Rating.objects.filter(rater=participant).update(comment="two\tlines\nhere")
+    before = sorted((j.use1, j.use2, j.annotator, j.score) for j in word_judgments(word))
+    (folder,) = export_words([word], tmp_path)
+    files = read_word(folder)
+    assert len(files.judgments.rows) == 12
+    assert {r["comment"] for r in files.judgments.rows} >= {"two lines here"}
+    wug_import(words=[files], replace=True)  # the crowd's judgments become imported ones
+    word = type(word).objects.get(name=word.name)
+    assert not UsePair.objects.filter(word=word).exists()
+    again = sorted((j.use1, j.use2, j.annotator, j.score) for j in word_judgments(word))
+    assert again == before
