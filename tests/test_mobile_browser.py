@@ -39,8 +39,6 @@ NOT_PAGES = {
     "studies:action",
     "studies:live",
     "studies:adaptive_outlook",
-    "studies:lists_upload",
-    "studies:lists_make",
     "studies:lists_download",
     "writing:export",
 }
