@@ -45,6 +45,18 @@ class StudyForm(forms.ModelForm):
         label="At most N samples",
         help_text="At most this many samples (whole setups).",
     )
+    WORD_RULES = [
+        ("", "The task's default (on for relatedness, unless fixed lists)"),
+        ("on", "On: a batch never holds two items of one word"),
+        ("off", "Off: one sample per setup only"),
+    ]
+    word_rule = forms.ChoiceField(
+        choices=WORD_RULES,
+        required=False,
+        label="One item per word",
+        help_text="RAW-C showed a participant at most one pair per word. Fixed once the study "
+        "is opened; not with fixed lists.",
+    )
     ASSIGNMENTS = [
         ("samples", "Per sample: each participant gets a batch of free places"),
         ("lists", "Fixed lists: each list rated whole by exactly N participants"),
@@ -176,8 +188,11 @@ class StudyForm(forms.ModelForm):
             design = ListDesign.objects.filter(study=self.instance).first()
             self.initial["assignment"] = "lists" if design else "samples"
             self.initial["latin_square"] = design.latin_square if design else True
+            self.initial["word_rule"] = "on" if self.instance.one_item_per_word else "off"
         if self.instance.pk and self.instance.status != Study.Status.DRAFT:
-            for name in ("task_kind", "split", "endings", "homonyms", "limit", "assignment"):
+            for name in (
+                "task_kind", "split", "endings", "homonyms", "limit", "assignment", "word_rule",
+            ):  # fmt: skip
                 self.fields[name].disabled = True
             self.fields["latin_square"].disabled = True
 
@@ -235,7 +250,8 @@ class StudyForm(forms.ModelForm):
     def settings(self) -> dict:
         """The study's fields. A study of another kind whose guidelines are still the
         plausibility default gets its own kind's (``defaults.for_kind``), and so do an
-        empty number of attention checks and an empty least share of them right."""
+        empty number of attention checks, an empty least share of them right, empty bot
+        checks and "one item per word" left at the task's default (off with fixed lists)."""
         found = {name: self.cleaned_data[name] for name in self.Meta.fields}
         found["assignment"] = self.cleaned_data.get("assignment") or "samples"
         found["latin_square"] = bool(self.cleaned_data.get("latin_square"))
@@ -243,6 +259,9 @@ class StudyForm(forms.ModelForm):
         for name in ("attention_checks_per_batch", "attention_min_correct", "bot_checks"):
             if found.get(name) is None:
                 found[name] = getattr(defaults.for_kind(kind), name)
+        rule = self.cleaned_data.get("word_rule") or ""
+        per_word = defaults.for_kind(kind).one_item_per_word and found["assignment"] != "lists"
+        found["one_item_per_word"] = {"on": True, "off": False}.get(rule, per_word)
         shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
         if kind != TaskKind.PLAUSIBILITY and shown == defaults.GUIDELINES.strip():
             found["guidelines"] = defaults.for_kind(kind).guidelines

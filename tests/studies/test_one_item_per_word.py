@@ -160,3 +160,33 @@ def test_concurrent_arrivals_never_get_a_word_twice_and_quotas_stay_exact():
     assert max(per_word.values()) == 1
     assert not Slot.objects.filter(study=study).exclude(status="done").exists()
     assert Participant.objects.filter(study=study).count() == 16  # refused: nothing stored
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("rule", "assignment", "expected"),
+    [
+        ("", "samples", True),
+        ("off", "samples", False),
+        ("", "lists", False),
+        ("on", "samples", True),
+    ],
+)
+def test_the_study_form_sets_one_item_per_word(researcher, rule, assignment, expected):
+    from studies.forms import StudyForm
+
+    split = rawc_samples()[0].split
+    data = {
+        "title": "Pairs", "slug": "pairs", "task_kind": TaskKind.RELATEDNESS, "split": split.pk,
+        "endings": "all", "ratings_per_sample": 2, "samples_per_participant": 2,
+        "time_limit_minutes": 30, "completion_code": "C", "screenout_code": "S",
+        "guidelines": "g", "word_rule": rule, "assignment": assignment,
+    }  # fmt: skip
+    form = StudyForm(data)
+    assert form.is_valid(), form.errors
+    assert form.settings()["one_item_per_word"] is expected
+    if assignment == "samples":
+        study = services.study_create(samples=form.samples(), by=researcher, **form.settings())
+        assert study.one_item_per_word is expected
+        opened = services.study_open(study=study)
+        assert StudyForm(instance=opened).fields["word_rule"].disabled
