@@ -299,12 +299,10 @@ def group_mean(
     start = _starts(groups)
     if not len(start):
         return groups[start], np.zeros((len(values), 0))
-    usable = np.isfinite(values) & (coverage > 0)
-    weight = np.where(usable, coverage, 0.0)[:, order]
-    total = np.add.reduceat(weight, start, axis=1)
-    weighted = np.add.reduceat(np.where(usable, values * coverage, 0.0)[:, order], start, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return groups[start], np.where(total > 0, weighted / total, np.nan)
+    weighted, total = (
+        np.add.reduceat(part[:, order], start, axis=1) for part in _coverage_parts(values, coverage)
+    )
+    return groups[start], _ratio(weighted, total)
 
 
 def _best_per_group(values: np.ndarray, unit_group: np.ndarray, ok_groups: np.ndarray):
@@ -321,9 +319,18 @@ def coverage_mean(values: np.ndarray, coverage: np.ndarray) -> np.ndarray:
     """Per row, the mean of the finite values, each weighted by its coverage (NaN for a
     row without any): the module's weighting rule."""
     values, coverage = np.atleast_2d(values), np.atleast_2d(coverage)
+    weighted, total = _coverage_parts(values, coverage)
+    return _ratio(weighted.sum(axis=1), total.sum(axis=1))
+
+
+def _coverage_parts(values: np.ndarray, coverage: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The weighting rule's parts per value: ``value x coverage`` and ``coverage`` where the
+    value is finite and the coverage positive, 0 elsewhere (sum each, then ``_ratio``)."""
     usable = np.isfinite(values) & (coverage > 0)
-    total = np.where(usable, coverage, 0.0).sum(axis=1)
-    weighted = np.where(usable, values * coverage, 0.0).sum(axis=1)
+    return np.where(usable, values * coverage, 0.0), np.where(usable, coverage, 0.0)
+
+
+def _ratio(weighted: np.ndarray, total: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total > 0, weighted / total, np.nan)
 

@@ -251,7 +251,7 @@ def list_reserve(
         rng.shuffle(order)
     total = len(items) + len(checks)
     check_at = sorted(rng.sample(range(total), len(checks)))
-    item_at = [p for p in range(total) if p not in set(check_at)]
+    item_at = sorted(set(range(total)) - set(check_at))
     tops = dict(
         Slot.objects.filter(study=study, sample_id__in=[s for s, _ in items])
         .values("sample_id")
@@ -441,13 +441,3 @@ def list_fill(study: Study) -> list[ListFill]:
             )
         )
     return out
-
-
-def rater_lists(rater_ids: Sequence[int]) -> dict[int, int]:
-    """The list of each of these raters that took a list place (any status): the group
-    their ratings belong to for the group-level agreement figures."""
-    return dict(
-        ListSlot.objects.filter(participant__rater_id__in=list(rater_ids)).values_list(
-            "participant__rater_id", "list_id"
-        )
-    )
