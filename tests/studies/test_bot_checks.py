@@ -63,6 +63,16 @@ def _consented(client):
 
 
 @pytest.mark.django_db
+def test_the_welcome_page_says_so(client):
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
+    page = client.get(reverse("participate:arrive", args=[study.slug]), {"PROLIFIC_PID": pid(1)})
+    assert "2 short questions check that a person is taking part" in page.content.decode()
+    plain = open_study(2, per_participant=2, ratings=1, slug="plain")
+    page = client.get(reverse("participate:arrive", args=[plain.slug]), {"PROLIFIC_PID": pid(1)})
+    assert 'id="bot-checks-note"' not in page.content.decode()
+
+
+@pytest.mark.django_db
 def test_the_page_after_consent_asks_the_participants_bot_checks(client):
     study, participant, url = _consented(client)
     html = client.get(url).content.decode()
