@@ -120,8 +120,10 @@ bench: $(VENV)/.dev $(VENV)/.ml
 # databases and Potato's virtualenv.
 # BENCH_LOAD_ARGS="--participants 50 --tools ambisite" for a shorter run. The release burst
 # (docs/performance.md "Arrival burst"): BENCH_LOAD_ARGS="--burst 500 --within 10 --clients
-# script" (500 arrivals evenly within 10 s, then the study walked; AmbiSite and Potato). The
-# five steady pairs: BENCH_LOAD_ARGS="--participants 200 --clients script", five times.
+# script --timeout 1500" (500 arrivals evenly within 10 s, then the study walked; AmbiSite and
+# Potato, which needs about 15 minutes for the walk). The five steady pairs:
+# BENCH_LOAD_ARGS="--participants 200 --clients script", five times (each run prints the web
+# CPU per gunicorn worker: docs/performance.md "The steady figure's spread").
 bench-load: $(VENV)/.dev
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ambisite} \
 	  $(BIN)/python bench/load/run.py $(BENCH_LOAD_ARGS)

@@ -59,29 +59,32 @@ def make_study():
     return open_study(SETUPS, per_participant=PER_PARTICIPANT, ratings=5, checks=1, slug="bench")
 
 
-def arrive(client, study, pid: str):
-    """The arrival link, consent (when the site has it) and the qualification test; returns
-    the response of the first item page."""
-    from django.urls import NoReverseMatch, reverse
+ARRIVAL_PAGES = ("link", "consent", "qualification page", "qualification answer", "first item")
 
+
+def arrive(client, study, pid: str, on_page=None):
+    """The arrival link, consent and the qualification test, page by page as a browser
+    follows them; returns the response of the first item page. ``on_page(name, call)``
+    wraps each request (names: ``ARRIVAL_PAGES``)."""
+    on_page = on_page or (lambda name, call: call())
     url = f"/s/{study.slug}/?PROLIFIC_PID={pid}&STUDY_ID=st&SESSION_ID=se"
-    page = client.get(url, follow=True)
-    try:
-        consent = reverse("participate:consent", args=[study.slug])
-    except NoReverseMatch:  # the flow before consent was a POST
-        consent = None
-    if consent:
-        token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
-        data = {"pid": pid, "study_id": "st", "session_id": "se", "token": token}
-        client.post(consent, data, follow=True)
+    page = on_page("link", lambda: client.get(url))
+    token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
+    data = {"pid": pid, "study_id": "st", "session_id": "se", "token": token}
+    consent = f"/s/{study.slug}/consent/"
+    answer = on_page("consent", lambda: client.post(consent, data))
+    on_page("qualification page", lambda: client.get(answer["Location"]))
     answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
-    return client.post(f"/s/{study.slug}/qualification/", answers, follow=True)
+    graded = on_page(
+        "qualification answer",
+        lambda: client.post(f"/s/{study.slug}/qualification/", answers),
+    )
+    return on_page("first item", lambda: client.get(graded["Location"]))
 
 
 def position(response) -> int | None:
-    match = re.search(
-        r"/rate/(\d+)/$", response.redirect_chain[-1][0] if response.redirect_chain else ""
-    )
+    chain = getattr(response, "redirect_chain", None)  # none when not followed
+    match = re.search(r"/rate/(\d+)/$", chain[-1][0] if chain else "")
     if match:
         return int(match.group(1))
     found = re.search(r'data-position="(\d+)"', response.content.decode())
@@ -141,9 +144,16 @@ def main() -> None:
     study = make_study()
     # queries, one participant
     client = Client()
-    with CaptureQueriesContext(connection) as arrival_q:
-        first = arrive(client, study, f"{1:024x}")
-    arrival_queries = len(arrival_q.captured_queries)  # read now: the log is a ring buffer
+    page_queries: dict[str, int] = {}
+
+    def page_counted(name, call):
+        with CaptureQueriesContext(connection) as q:
+            response = call()
+        page_queries[name] = len(q.captured_queries)  # read now: the log is a ring buffer
+        return response
+
+    first = arrive(client, study, f"{1:024x}", page_counted)
+    arrival_queries = sum(page_queries.values())
     per_item: list[int] = []
 
     def counted(call):
@@ -156,6 +166,13 @@ def main() -> None:
     # CPU, more participants, no query logging
     cpu_item: list[float] = []
     cpu_arrival: list[float] = []
+    cpu_pages: dict[str, list[float]] = {name: [] for name in ARRIVAL_PAGES}
+
+    def page_timed(name, call):
+        t0 = time.process_time()
+        response = call()
+        cpu_pages[name].append((time.process_time() - t0) * 1000)
+        return response
 
     profiler = None
     if args.profile:
@@ -178,7 +195,7 @@ def main() -> None:
         # (WhiteNoise indexes every static file then, which a web process does once)
         client.cookies.clear()
         t0 = time.process_time()
-        first = arrive(client, study, f"{n:024x}")
+        first = arrive(client, study, f"{n:024x}", page_timed)
         cpu_arrival.append((time.process_time() - t0) * 1000)
         rate_all(client, study, first, checks_of(f"{n:024x}"), timed, script)
     vendor = connection.vendor
@@ -190,6 +207,11 @@ def main() -> None:
         f"arrival (link to first item): {arrival_queries} queries, "
         f"{statistics.median(cpu_arrival):.1f} ms CPU (median)"
     )
+    for name in ARRIVAL_PAGES:
+        print(
+            f"  {name}: {page_queries[name]} queries, "
+            f"{statistics.median(cpu_pages[name]):.2f} ms CPU (median)"
+        )
     print(
         f"per rated item (POST + next page): {statistics.mean(per_item):.1f} queries "
         f"(min {min(per_item)}, max {max(per_item)}), "

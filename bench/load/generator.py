@@ -1,10 +1,11 @@
 """A loopback load generator that walks a crowd study as browsers do, for any annotation tool.
 
 Each participant is one aiohttp session with its own cookie jar. From the arrival link it
-reads every page it gets, fetches the page's scripts and stylesheets once (a browser's cache),
-and submits the page's POST form the way a browser would: hidden fields and the CSRF token as
-they are, every radio group answered (the middle option unless the tool's profile chooses),
-checkboxes left unticked, textareas as they are; every redirect is followed. There is no think
+reads every page it gets, fetches the page's scripts, stylesheets and preload/prefetch hints
+once (a browser's cache), and submits the page's POST form the way a browser would: hidden
+fields and the CSRF token as they are, every radio group answered (the middle option unless
+the tool's profile chooses), checkboxes left unticked, textareas as they are; every redirect is
+followed. There is no think
 time. What differs between tools lives in a small :class:`Profile`: the arrival link, how to
 recognise a rating page, the end of the study and a refusal, and (for tools that save with
 JavaScript instead of a form) how one rating is sent.
