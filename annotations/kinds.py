@@ -78,6 +78,14 @@ def kind(value: str | None) -> Kind:
     return KINDS[value or PLAUSIBILITY.value]
 
 
+def is_decided(value: str | None, score: int) -> bool:
+    """Whether ``score`` is a point on the scale of kind ``value`` (not its "cannot decide"
+    answer): only decided scores enter means, SDs, agreement and adaptive intervals
+    (``annotations.models.decided_ratings`` is the same rule as a query filter)."""
+    undecided = kind(value).undecided
+    return undecided is None or score != undecided
+
+
 def check_passes(value: str | None, *, expected: int, tolerance: int, score: int) -> bool:
     """Whether an answer ``score`` passes a check question expecting ``expected`` within
     ``tolerance`` in a study of kind ``value``: "cannot decide" never passes a check that

@@ -9,6 +9,7 @@ import numpy as np
 from django.core.paginator import Page, Paginator
 
 from ambisite.arrays import flat_array
+from annotations.kinds import is_decided
 from annotations.models import Rating, RatingQuerySet, Sample, Setup, TaskKind
 from annotations.official import is_within_sd
 from annotations.scope import RatingScope
@@ -45,7 +46,7 @@ class ItemRow:
 
     @property
     def labels(self) -> list[int]:
-        return [r.score for r in self.ratings]
+        return decided_scores(self.ratings)
 
 
 def _stats(form: SampleFilterForm) -> SampleStats:
@@ -129,11 +130,16 @@ def _page_rows(
     return rows, runs
 
 
+def decided_scores(ratings: list[Rating]) -> list[int]:
+    """The scores that enter a sample's mean and SD ("cannot decide" is shown, not counted)."""
+    return [r.score for r in ratings if is_decided(r.kind, r.score)]
+
+
 def _attach_stats(sample: Sample, ratings: list[Rating]) -> None:
     """``n_ratings``, ``mean``, ``sd`` (sample SD, None below two) and ``n_nonsensical`` of
     the sample's ratings in scope, as ``with_stats`` would annotate them."""
-    scores = [r.score for r in ratings]
-    sample.n_ratings = len(scores)  # type: ignore[attr-defined]  # page-only attributes
+    scores = decided_scores(ratings)
+    sample.n_ratings = len(ratings)  # type: ignore[attr-defined]  # page-only attributes
     sample.mean = sum(scores) / len(scores) if scores else None  # type: ignore[attr-defined]
     sample.sd = statistics.stdev(scores) if len(scores) > 1 else None  # type: ignore[attr-defined]
     sample.n_nonsensical = sum(r.nonsensical for r in ratings)  # type: ignore[attr-defined]
@@ -151,7 +157,7 @@ def rows_for(samples: list[Sample], *, ratings: RatingQuerySet) -> tuple[list[It
     for sample in samples:
         mine = by_sample.get(sample.id, [])
         _attach_stats(sample, mine)
-        labels = [r.score for r in mine]
+        labels = decided_scores(mine)
         cells = []
         for run in runs:
             value = preds[run.id].get(sample.id)

@@ -22,7 +22,7 @@ from django.db.models import (
 
 from ambisite.arrays import flat_array
 from annotations.metrics import RatingTable, compact, dot
-from annotations.models import GRADED_KINDS, Rater, Rating, Sample, score_range
+from annotations.models import GRADED_KINDS, Rater, Rating, Sample, decided_ratings, score_range
 from predictions.models import ModelRun, Prediction
 from studies.models import ListSlot
 
@@ -35,6 +35,13 @@ _RANGES = [score_range(kind) for kind in GRADED_KINDS]
 SCALE = np.arange(min(r[0] for r in _RANGES), max(r[1] for r in _RANGES) + 1, dtype=float)
 
 
+def scale_ratings(ratings: QuerySet[Rating]) -> QuerySet[Rating]:
+    """The ratings that are points on their kind's scale: "cannot decide" (0 of a use pair)
+    is counted on the pages but never enters a mean, SD, agreement or model comparison.
+    Every statistics read here goes through this."""
+    return ratings.filter(decided_ratings())
+
+
 def rating_table(
     ratings: QuerySet[Rating], samples: QuerySet[Sample], lists: dict[int, int] | None = None
 ) -> RatingTable:
@@ -42,7 +49,9 @@ def rating_table(
     (``samples`` must hold the rated ones), as coded arrays. Joined in numpy: a join in
     SQL costs more than the rows it adds. With ``lists`` (rater id -> list id, from
     :func:`rater_lists`) covering every rater, each rating's group is its rater's list."""
-    arr = flat_array(ratings.order_by().values_list("sample_id", "rater_id", "score"), 3)
+    arr = flat_array(
+        scale_ratings(ratings).order_by().values_list("sample_id", "rater_id", "score"), 3
+    )
     setups = flat_array(samples.order_by("id").values_list("id", "story__setup_id"), 2)
     setup_of = setups[np.searchsorted(setups[:, 0], arr[:, 0]), 1] if len(arr) else arr[:, 0]
     group = None
@@ -88,7 +97,7 @@ def sample_counts(ratings: QuerySet[Rating]) -> tuple[np.ndarray, np.ndarray]:
     are all that the official metrics and every per-sample figure need."""
     names = [f"n{int(v)}" for v in SCALE]
     per_score = {name: Count("id", filter=Q(score=int(v))) for name, v in zip(names, SCALE)}
-    qs = ratings.order_by().values("sample_id").annotate(**per_score)
+    qs = scale_ratings(ratings).order_by().values("sample_id").annotate(**per_score)
     arr = flat_array(qs.values_list("sample_id", *names), 1 + len(names))
     arr = arr[np.argsort(arr[:, 0], kind="stable")]
     return arr[:, 0], arr[:, 1:]
@@ -167,7 +176,7 @@ def lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray
 def labels_by_sample(ratings: QuerySet[Rating]) -> dict[int, list[int]]:
     """One query: the human ratings of each sample (order within a sample is not kept:
     the official metrics do not depend on it)."""
-    arr = flat_array(ratings.order_by().values_list("sample_id", "score"), 2)
+    arr = flat_array(scale_ratings(ratings).order_by().values_list("sample_id", "score"), 2)
     if not len(arr):
         return {}
     order = np.argsort(arr[:, 0], kind="stable")

@@ -16,7 +16,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from annotations.models import Rating
+from annotations.models import Rating, decided_ratings
 
 from . import adaptive
 from .assignment import batch_unit
@@ -42,6 +42,7 @@ def _growth_states(study: Study) -> list[adaptive.SampleState]:
     ratings = (  # valid: no excluded rater, the texts the study shows now
         Rating.objects.filter(valid_in_study(study))
         .filter(rater__participant__study=study, sample_id__in=list(wanted))
+        .filter(decided_ratings())  # "cannot decide" is no point for an interval
         .values_list("sample_id", "score")
     )
     for sample_id, score in ratings:
