@@ -319,7 +319,7 @@ def participants_for(study: Study) -> QuerySet[Participant]:
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
     done = study.activity_def.answers  # ratings, or an activity's own answers (texts)
     return (
-        study.participants.select_related("rater")
+        study.participants.select_related("rater", "list_slot__list")  # a list study's place
         .annotate(
             n_items=Count("slots", distinct=True) + Count("attention_answers", distinct=True),
             n_rated=Count(done, distinct=True),

@@ -56,6 +56,7 @@ def test_the_form_creates_a_list_study_and_its_page_shows_the_lists_filling(rese
     assert "<strong>1</strong> of 12 places finished" in page
     assert '<tr data-list="1"><td>1</td><td class="num">4</td><td class="num">1 / 2</td>' in page
     assert "Upload lists" not in page  # fixed once open
+    assert f'<small class="list-place">list 1, order {p.list_slot.rotation + 1}</small>' in page
 
 
 def test_lists_and_adaptive_allocation_are_refused_together_on_the_form(researcher_client):
