@@ -29,6 +29,8 @@ class Kind:
     undecided: int | None = None
     # two sentences (a setup's precontext and sentence) whose order a study counterbalances
     sentence_pairs: bool = False
+    # a study of this kind grows by rounds of new samples (``wug.crowd``): never fixed lists
+    grows_in_rounds: bool = False
 
 
 PLAUSIBILITY = Kind(
@@ -68,6 +70,7 @@ USE_PAIR = Kind(
     items="use pairs",
     axis="proximity",
     undecided=0,
+    grows_in_rounds=True,
 )
 KINDS: dict[str, Kind] = {k.value: k for k in (PLAUSIBILITY, RELATEDNESS, SENSE_CHOICE, USE_PAIR)}
 

@@ -68,13 +68,6 @@ def batch_unit(study: Study) -> str:
     return "word_id" if study.one_item_per_word else "setup_id"
 
 
-def _sample_units(study: Study) -> str:
-    """``batch_unit`` as a lookup from a study sample."""
-    if study.one_item_per_word:
-        return "sample__story__setup__homonym_id"
-    return "sample__story__setup_id"
-
-
 def batch_problem(study: Study) -> str | None:
     """Why no batch can ever be formed for ``study`` under the rules, or None. A writing
     study reserves no samples (its activity's app hands out its items)."""
@@ -96,7 +89,7 @@ def batch_problem(study: Study) -> str | None:
             f"The rating budget must cover the first {study.ratings_per_sample} ratings of "
             f"each of the {n_samples} samples ({n_samples * study.ratings_per_sample})."
         )
-    units = StudySample.objects.filter(study=study).values(_sample_units(study)).distinct()
+    units = StudySample.objects.filter(study=study).values(study.sample_unit).distinct()
     setups = units.count()
     if study.samples_per_participant > setups:
         noun = "words" if study.one_item_per_word else "setups"

@@ -10,7 +10,7 @@ from django.forms import inlineformset_factory
 
 from annotations.models import Sample, Split, TaskKind, score_range
 
-from . import bot_checks, defaults
+from . import bot_checks, defaults, lists
 from .adaptive import TRADEOFF
 from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, ListDesign, Study
 
@@ -213,9 +213,13 @@ class StudyForm(forms.ModelForm):
         for name in self.OPTIONAL_WITH_DEFAULT:
             if data.get(name) in (None, ""):
                 data[name] = Study._meta.get_field(name).get_default()  # type: ignore[union-attr]
-        if data.get("assignment") == "lists" and data.get("adaptive"):
-            self.add_error("assignment", "Fixed lists cannot be combined with adaptive allocation.")
         split, kind = data.get("split"), data.get("task_kind")
+        by_lists = data.get("assignment") == "lists"
+        kind_problem = lists.kind_problem(kind or TaskKind.PLAUSIBILITY) if by_lists else None
+        if by_lists and data.get("adaptive"):
+            self.add_error("assignment", "Fixed lists cannot be combined with adaptive allocation.")
+        elif kind_problem:
+            self.add_error("assignment", kind_problem)
         if split and kind and split.dataset.task_kind != kind:
             self.add_error(
                 "split",

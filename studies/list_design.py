@@ -198,12 +198,16 @@ class SampleRef:
 
 
 def resolve_lists(
-    lists: Sequence[ParsedList], study_samples: Mapping[str, Sequence[SampleRef]]
+    lists: Sequence[ParsedList],
+    study_samples: Mapping[str, Sequence[SampleRef]],
+    *,
+    per_word: bool = False,
 ) -> list[list[int]]:
     """The uploaded lists as sample ids, checked against the study: every reference names
     one sample of the study (``study_samples`` maps ``dataset id`` and ``split:dataset id``
     to the samples they may mean), no sample twice in a list and no two samples of one setup
-    in a list (the paper's rule). Raises ``ListFileError`` naming the line."""
+    in a list (the paper's rule; ``per_word``: ``SampleRef.setup`` is the word, RAW-C's one
+    item per word). Raises ``ListFileError`` naming the line."""
     out = []
     for k, parsed in enumerate(lists, start=1):
         seen: dict[int, int] = {}
@@ -223,12 +227,22 @@ def resolve_lists(
                 raise ListFileError(entry.line, f"list {k}: sample {entry.ref!r} twice")
             if ref.setup in setups:
                 raise ListFileError(
-                    entry.line,
-                    f"list {k}: {entry.ref!r} is a second variant of a story already in the "
-                    f"list (line {setups[ref.setup]}); a list holds one sample per setup",
+                    entry.line, _second_of_unit(k, entry.ref, setups[ref.setup], per_word)
                 )
             seen[ref.sample_id] = entry.line
             setups[ref.setup] = entry.line
             ids.append(ref.sample_id)
         out.append(ids)
     return out
+
+
+def _second_of_unit(k: int, ref: str, first_line: int, per_word: bool) -> str:
+    if per_word:
+        return (
+            f"list {k}: {ref!r} is a second item of a word already in the list (line "
+            f"{first_line}); this study holds one item per word"
+        )
+    return (
+        f"list {k}: {ref!r} is a second variant of a story already in the list (line "
+        f"{first_line}); a list holds one sample per setup"
+    )

@@ -33,6 +33,7 @@ from django.db.models import Count, Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotations.kinds import kind as kind_of
 from annotations.models import Rating
 
 from . import list_design
@@ -62,12 +63,33 @@ def list_study_ids(study_ids: Sequence[int]) -> set[int]:
 # --- the researcher's side ----------------------------------------------------------------
 
 
+def kind_problem(kind: str) -> str | None:
+    """Why a study of task ``kind`` cannot be assigned by fixed lists, or None (the form,
+    ``design_set`` and opening ask this one rule)."""
+    if kind_of(kind).grows_in_rounds:
+        return (
+            f"A {kind_of(kind).items[:-1]} study grows by rounds of new samples; it cannot be "
+            "assigned by fixed lists."
+        )
+    return None
+
+
+def _unit_rows(study: Study) -> list[tuple[int, int]]:
+    """The study's samples as ``(sample id, unit)``: a list holds one sample per unit, the
+    setup or, in a one-item-per-word study, the word (``Study.sample_unit``)."""
+    rows = StudySample.objects.filter(study=study).values_list("sample_id", study.sample_unit)
+    return list(rows)
+
+
 @transaction.atomic
 def design_set(*, study: Study, lists: bool, latin_square: bool = True) -> None:
     """Choose per-sample assignment or fixed lists (and the Latin square); while the study
     is a draft only. Leaving the list design drops its lists."""
     if study.status != Study.Status.DRAFT and lists != uses_lists(study):
         raise StudyError("The assignment can only be changed while the study is a draft.")
+    problem = kind_problem(study.task_kind) if lists else None
+    if problem:
+        raise StudyError(problem)
     if not lists:
         StudyList.objects.filter(study=study).delete()
         ListDesign.objects.filter(study=study).delete()
@@ -121,10 +143,7 @@ def lists_make(*, study: Study) -> int:
     most ``samples_per_participant``, one sample per setup, seeded); draft only. Returns how
     many lists there are."""
     design = _draft_design(study)
-    rows = StudySample.objects.filter(study=study).values_list(
-        "sample_id", "sample__story__setup_id"
-    )
-    lists = list_design.make_lists(list(rows), study.samples_per_participant, design.seed)
+    lists = list_design.make_lists(_unit_rows(study), study.samples_per_participant, design.seed)
     _write_lists(study, lists)
     ListDesign.objects.filter(pk=design.pk).update(source=ListDesign.Source.MADE)
     return len(lists)
@@ -134,19 +153,20 @@ def lists_make(*, study: Study) -> int:
 def lists_upload(*, study: Study, text: str, name: str = "") -> int:
     """Replace the study's lists with a researcher's file (``list_design.parse_lists``:
     CSV, one list per line, or JSON); every sample must be one of the study's, no list may
-    hold a sample twice or two samples of one setup. Draft only; a refused file changes
+    hold a sample twice or two samples of one setup (of one word in a one-item-per-word
+    study). Draft only; a refused file changes
     nothing and the error names the line (``list_design.ListFileError``)."""
     design = _draft_design(study)
     parsed = list_design.parse_lists(text, name)
     refs: dict[str, list[list_design.SampleRef]] = {}
     rows = StudySample.objects.filter(study=study).values_list(
-        "sample_id", "sample__dataset_id", "sample__split__name", "sample__story__setup_id"
+        "sample_id", "sample__dataset_id", "sample__split__name", study.sample_unit
     )
-    for sample_id, dataset_id, split, setup in rows:
-        ref = list_design.SampleRef(sample_id, setup)
+    for sample_id, dataset_id, split, unit in rows:
+        ref = list_design.SampleRef(sample_id, unit)
         refs.setdefault(str(dataset_id), []).append(ref)
         refs.setdefault(f"{split}:{dataset_id}", []).append(ref)
-    lists = list_design.resolve_lists(parsed, refs)
+    lists = list_design.resolve_lists(parsed, refs, per_word=study.one_item_per_word)
     _write_lists(study, lists)
     ListDesign.objects.filter(pk=design.pk).update(source=ListDesign.Source.UPLOADED)
     return len(lists)
@@ -156,11 +176,8 @@ def lists_problem(study: Study) -> str | None:
     """Why a list-design study cannot open, or None (``assignment.batch_problem``)."""
     if study.adaptive:
         return "Adaptive allocation cannot be combined with fixed lists."
-    if study.one_item_per_word:
-        return (
-            "One item per word cannot be combined with fixed lists (a list holds one sample "
-            "per setup)."
-        )
+    if kind_problem(study.task_kind):
+        return kind_problem(study.task_kind)
     if study.ratings_per_sample < 1:
         return "Participants per list (ratings per sample) must be at least 1."
     if StudyList.objects.filter(study=study).exists():
@@ -178,10 +195,7 @@ def lists_create(study: Study) -> int:
     places were added."""
     if not StudyList.objects.filter(study=study).exists():
         design = ListDesign.objects.get(study=study)
-        rows = StudySample.objects.filter(study=study).values_list(
-            "sample_id", "sample__story__setup_id"
-        )
-        made = list_design.make_lists(list(rows), study.samples_per_participant, design.seed)
+        made = list_design.make_lists(_unit_rows(study), study.samples_per_participant, design.seed)
         _write_lists(study, made)
     counted = set(
         ListSlot.objects.filter(study=study, status__in=ListSlot.COUNTED).values_list(
@@ -242,8 +256,9 @@ def list_reserve(
     items = list(
         StudyListItem.objects.filter(list_id=place.list_id)
         .order_by("position")
-        .values_list("sample_id", "setup_id")
+        .values_list("sample_id", "setup_id", "sample__story__setup__homonym_id")
     )
+    per_word = study.one_item_per_word  # the slots carry the word (one per participant)
     design = ListDesign.objects.get(study=study)
     if design.latin_square:
         order = list_design.item_order(len(items), place.rotation, study.ratings_per_sample)
@@ -254,7 +269,7 @@ def list_reserve(
     check_at = sorted(rng.sample(range(total), len(checks)))
     item_at = sorted(set(range(total)) - set(check_at))
     tops = dict(
-        Slot.objects.filter(study=study, sample_id__in=[s for s, _ in items])
+        Slot.objects.filter(study=study, sample_id__in=[s for s, _, _ in items])
         .values("sample_id")
         .annotate(top=Max("number"))
         .values_list("sample_id", "top")
@@ -264,6 +279,7 @@ def list_reserve(
             study=study,
             sample_id=items[k][0],
             setup_id=items[k][1],
+            word_id=items[k][2] if per_word else None,
             number=(tops.get(items[k][0]) or 0) + 1,
             status=Slot.Status.RESERVED,
             participant=participant,

@@ -193,6 +193,14 @@ class Study(models.Model):
         """The registered activity of this study (its pages, answers and item nouns)."""
         return activities.get(self.activity)
 
+    @property
+    def sample_unit(self) -> str:
+        """The lookup from a study sample to the unit a batch or a fixed list holds one
+        sample of at most: the setup, or the word in a one-item-per-word study (RAW-C)."""
+        if self.one_item_per_word:
+            return "sample__story__setup__homonym_id"
+        return "sample__story__setup_id"
+
     def budget(self, n_samples: int) -> int:
         """How many ratings adaptive allocation may allot in all (never-void places)."""
         cap = n_samples * self.max_ratings_per_sample

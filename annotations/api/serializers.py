@@ -79,6 +79,7 @@ class RatingSerializer(serializers.ModelSerializer):
         model = Rating
         fields = [
             "id", "dataset", "split", "sample", "dataset_id", "rater", "rater_kind",
-            "rater_excluded", "kind", "score", "nonsensical", "comment", "position", "started_at",
-            "created_at", "setup_version", "story_version", "sense_version",
+            "rater_excluded", "kind", "score", "nonsensical", "comment", "sentence_order",
+            "position", "started_at", "created_at", "setup_version", "story_version",
+            "sense_version",
         ]  # fmt: skip

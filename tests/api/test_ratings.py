@@ -45,3 +45,13 @@ def test_it_gives_non_researchers_nothing(non_researchers, small_split, particip
     for _, client, status in non_researchers:
         assert_refused(client.get("/api/v1/ratings/"), status)
         assert_refused(client.get("/api/v1/ratings/1/"), status)
+
+
+def test_each_rating_carries_the_sentence_order_the_exports_carry(api, small_split, participant):
+    from annotations.models import Rating
+
+    Rating.objects.filter(rater=participant.rater).update(sentence_order="21")
+    rows = api.get("/api/v1/ratings/", {"page_size": 1000}).json()["results"]
+    mine = [r["sentence_order"] for r in rows if r["rater"] == PARTICIPANT_PSEUDONYM]
+    assert mine == ["21"]
+    assert {r["sentence_order"] for r in rows if r["rater"] != PARTICIPANT_PSEUDONYM} == {""}
