@@ -98,33 +98,33 @@ def _human_terms(added: str, cols: dict[str, np.ndarray]) -> list[str]:
 
 
 def human_comparisons(rows: Sequence[JudgmentRow]) -> list[Comparison]:
-    """Section 5.2: relatedness ~ part of speech + ... with crossed random intercepts for
-    subject and word; each test adds one term to the model named in the paper."""
-    from statsmodels.regression.mixed_linear_model import MixedLM
+    """Section 5.2 with the paper's random effects: relatedness ~ part of speech + ... with
+    crossed random intercepts for subjects and words, by-subject slopes for same sense and
+    ambiguity type and by-word slopes for same sense (correlated within each factor, as
+    lme4's ``(1 + same + ambiguity | subject) + (1 + same | word)``); each test adds one term
+    to the model named in the paper. Fitted by :mod:`annotations.mixed_models`."""
+    from .mixed_models import factor, fit, likelihood_ratio
 
     if len(rows) < 20:
         raise ValueError(f"the mixed models need at least 20 judgments, got {len(rows)}")
     cols = _columns(rows, distances=True)
     y = np.array([r.score for r in rows], dtype=float)
-    subjects = sorted({r.subject for r in rows})
-    words = sorted({r.word for r in rows})
-    s_index = {s: i for i, s in enumerate(subjects)}
-    w_index = {w: i for i, w in enumerate(words)}
-    z_subject = np.zeros((len(rows), len(subjects)))
-    z_word = np.zeros((len(rows), len(words)))
-    for i, r in enumerate(rows):
-        z_subject[i, s_index[r.subject]] = 1.0
-        z_word[i, w_index[r.word]] = 1.0
-    exog_vc = {"subject": {0: z_subject}, "word": {0: z_word}}
+    one = np.ones(len(y))
+    factors = [
+        factor("subject", [r.subject for r in rows], [one, cols["same"], cols["poly"]]),
+        factor("word", [r.word for r in rows], [one, cols["same"]]),
+    ]
 
-    def fit_with(terms: list[str]):
-        x = np.column_stack([np.ones(len(y))] + [cols[t] for t in terms])
-        model = MixedLM(y, x, groups=np.zeros(len(y)), exog_vc=exog_vc)
-        return model.fit(reml=False)
+    def fit_with(terms: list[str], start=None):
+        return fit(y, np.column_stack([one] + [cols[t] for t in terms]), factors, start=start)
 
     out = []
     for key, question, added, paper, beta in HUMAN_TESTS:
-        statistic, p, coef = _lrt(fit_with, _human_terms(added, cols), added)
+        terms = _human_terms(added, cols)
+        full = fit_with(terms)
+        reduced = fit_with([t for t in terms if t != added], start=full.theta)
+        statistic, p = likelihood_ratio(full, reduced)
+        coef = float(full.beta[terms.index(added) + 1])
         out.append(Comparison(key, question, added, paper, statistic, p, coef, beta))
     return out
 

@@ -168,7 +168,8 @@ def _synthetic_judgments(effect: float) -> list[JudgmentRow]:
 
 def test_human_mixed_models_find_a_planted_effect_and_not_an_absent_one():
     strong = {c.key: c for c in human_comparisons(_synthetic_judgments(2.0))}
-    assert strong["same_sense"].chi2 > 50 and strong["same_sense"].p < 1e-6
+    # the by-word and by-subject slopes for same sense take part of a fixed effect's evidence
+    assert strong["same_sense"].chi2 > 25 and strong["same_sense"].p < 1e-6
     assert strong["same_sense"].coefficient == pytest.approx(2.0, abs=0.3)
     null = {c.key: c for c in human_comparisons(_synthetic_judgments(0.0))}
     assert null["same_sense"].p > 0.001
@@ -190,3 +191,27 @@ def test_judgment_figures_reproduce_section_5_2():
         assert abs(found[name].mean - found[name].paper["mean"]) < 0.01
         assert abs(found[name].sd - found[name].paper["sd"]) < 0.01
     assert sum(found[n].n for n in ("same sense", "different sense")) == len(judgments)
+
+
+def _judgment_rows() -> list[JudgmentRow]:
+    data = load_rawc(RAWC)
+    pairs = {p.key: p for p in data.pairs}
+    return [
+        JudgmentRow(j.subject, pairs[j.key].word, float(j.score), pairs[j.key].same_sense,
+                    pairs[j.key].ambiguity_type, float(pairs[j.key].distance_bert or 0),
+                    float(pairs[j.key].distance_elmo or 0), pairs[j.key].word_class)
+        for j in data.judgments
+    ]  # fmt: skip
+
+
+def test_judgment_mixed_models_reproduce_section_5_2():
+    found = {c.key: c for c in human_comparisons(_judgment_rows())}
+    # the paper: interaction 25.45, BERT 36.19, ELMo 16.92 (chi2(1)); same sense beta 1.94
+    for key in ("interaction", "bert", "elmo"):
+        assert found[key].chi2 == pytest.approx(found[key].paper_chi2, abs=0.05), key
+        assert found[key].p < 1e-3
+    same = found["same_sense"]
+    assert same.coefficient == pytest.approx(1.94, abs=0.01)
+    # 207.11 is the statistic against a local optimum of the model without same sense
+    # (log-likelihood -12269.67); its maximum (-12257.64) gives 183.05 (docs/dashboards.md)
+    assert same.chi2 == pytest.approx(183.05, abs=0.05)

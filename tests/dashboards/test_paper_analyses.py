@@ -38,6 +38,20 @@ def test_the_full_rawc_import_reproduces_the_papers_r2_and_classifiers(
     for shown in ("0.366", "0.660", "0.711", "0.8676", "0.7902", "143.72"):
         assert shown in html, shown
     assert 'href="/dashboards/papers/"' in html
+    # Figures 2 and 3 as SVG panels with a text alternative, beside the paper's reading
+    assert [c.key for c in analyses.charts] == ["figure3", "figure2-bert", "figure2-elmo"]
+    assert html.count('role="img" aria-label="Homonymy, different sense: 152 pairs') == 3
+    assert "Its reading (section 5.2)" in html
+    # the judgment-level models: fitted when asked, then kept for the same ratings
+    assert analyses.judgment_models is None and "?judgment_models=1" in html
+    page = researcher_client.get(reverse("dashboards:papers"), {"judgment_models": "1"})
+    (fitted,) = page.context["rawc"]
+    chi2 = {m.key: m.chi2 for m in fitted.judgment_models}
+    for key, paper in (("interaction", 25.45), ("bert", 36.19), ("elmo", 16.92)):
+        assert chi2[key] == pytest.approx(paper, abs=0.05)
+    assert 'id="rawc-judgment-models"' in page.content.decode()
+    (again,) = researcher_client.get(reverse("dashboards:papers")).context["rawc"]
+    assert again.judgment_models == fitted.judgment_models
 
 
 def test_a_subset_of_ratings_gives_its_own_figures(researcher_client, rawc_data):
@@ -88,3 +102,15 @@ def test_the_ambistory_dev_split_shows_table_2_the_counts_and_the_rank_sum_test(
     assert dev.sds.p == pytest.approx(ranksums(open_, ended).pvalue)
     html = page.content.decode()
     assert "Table 2" in html and f"p = {dev.sds.p:.3f}" in html
+    # the comparison's figure: two panels, open-ended and ended, each described in words
+    assert [p.n for p in dev.sd_chart.panels] == [len(open_), len(ended)]
+    assert f'aria-label="open-ended: {len(open_)} samples, median' in html
+    # section 4.2 on dev: the page's means from the imported ratings, the published averages
+    from annotations.sense_frequency import frequency_correlation, read_table
+
+    table = read_table(RAWC.parent / "wordnet" / "ambistory-sense-frequencies.tsv")
+    published = [(v["homonym"], v["judged_meaning"], v["average"]) for v in data.values()]
+    expected = frequency_correlation(published, table)
+    assert dev.frequency.n == expected.n == 588 - expected.unmatched
+    assert dev.frequency.rho == pytest.approx(expected.rho)
+    assert 'id="ambistory-frequency"' in html
