@@ -228,8 +228,8 @@ def test_an_export_with_the_crowds_judgments_reimports_to_the_same_graph(tmp_pat
     files = read_word(folder)
     assert len(files.judgments.rows) == 12
     assert {r["comment"] for r in files.judgments.rows} >= {"two lines here"}
-    wug_import(words=[files], replace=True)  # the crowd's judgments become imported ones
+    wug_import(words=[files], replace=True)  # the study keeps its pairs (test_crowd_replace)
     word = type(word).objects.get(name=word.name)
-    assert not UsePair.objects.filter(word=word).exists()
+    assert UsePair.objects.filter(word=word).count() == 6
     again = sorted((j.use1, j.use2, j.annotator, j.score) for j in word_judgments(word))
     assert again == before
