@@ -117,7 +117,10 @@ def _parse_csv(text: str) -> list[ParsedList]:
     for number, line in enumerate(io.StringIO(text), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        refs = [c.strip() for c in next(csv.reader([line]))]
+        try:
+            refs = [c.strip() for c in next(csv.reader([line]))]
+        except csv.Error as exc:
+            raise ListFileError(number, f"not a CSV line ({exc})") from None
         while refs and not refs[-1]:  # a trailing comma
             refs.pop()
         if any(not r for r in refs):
@@ -131,6 +134,8 @@ def _parse_json(text: str) -> list[ParsedList]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ListFileError(exc.lineno, f"not valid JSON ({exc.msg})") from None
+    except (RecursionError, ValueError):  # nested too deep; a number too long to read
+        raise ListFileError(0, "The file is not valid JSON for lists.") from None
     if isinstance(data, dict):
         data = data.get("lists")
     if not isinstance(data, list):
@@ -153,10 +158,11 @@ def _parse_json(text: str) -> list[ParsedList]:
 
 def _json_item_lines(text: str) -> list[tuple[int, list[int]]]:
     """Per inner array of a valid JSON document's list of lists: the line it starts on and
-    the line of each of its values (a small scanner: strings, nesting, line breaks)."""
+    the line of each of its values (a small scanner over strings, nesting and line breaks;
+    the outer array is the first array opened)."""
     out: list[tuple[int, list[int]]] = []
-    depth, line, in_string, escaped, outer = 0, 1, False, False, None
-    expecting = False
+    stack: list[str] = []  # the open containers
+    line, in_string, escaped, outer, expecting = 1, False, False, -1, False
     for ch in text:
         if ch == "\n":
             line += 1
@@ -168,23 +174,23 @@ def _json_item_lines(text: str) -> list[tuple[int, list[int]]]:
             elif ch == '"':
                 in_string = False
             continue
-        if ch in "[{":
-            depth += 1
-            if ch == "[" and outer is None:
-                outer = depth
-            elif ch == "[" and depth == (outer or 0) + 1:
-                out.append((line, []))
-                expecting = True
-                continue
-        elif ch in "]}":
-            depth -= 1
-        elif ch == ",":
-            expecting = outer is not None and depth == outer + 1
-            continue
-        if outer is not None and depth == outer + 1 and expecting and not ch.isspace():
+        inner = outer >= 0 and len(stack) == outer + 2 and stack[-1] == "["
+        if expecting and inner and not ch.isspace() and ch not in ",]":
             out[-1][1].append(line)
             expecting = False
-        if ch == '"':
+        if ch in "[{":
+            stack.append(ch)
+            if ch == "[" and outer < 0:
+                outer = len(stack) - 1
+            elif ch == "[" and len(stack) == outer + 2 and stack[outer] == "[":
+                out.append((line, []))
+                expecting = True
+        elif ch in "]}":
+            if stack:
+                stack.pop()
+        elif ch == "," and inner:
+            expecting = True
+        elif ch == '"':
             in_string = True
     return out
 

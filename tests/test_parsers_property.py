@@ -1,5 +1,6 @@
 """Property-based tests (hypothesis) on every parser of outside input: AmbiStory import,
-predictions upload (API and site), ``score``, the rating form and the study form.
+predictions upload (API and site), ``score``, the rating form, the study form and a study's
+list file.
 
 Random and mutated inputs must give the documented error type (``CommandError``, a 400/413
 answer, an invalid form), never another exception or a 5xx, and a refused input writes
@@ -22,6 +23,7 @@ from rest_framework.test import APIClient
 
 from annotations.models import Rating, Sample, Setup, Split
 from predictions.models import ModelRun, Prediction
+from studies.list_design import ListFileError, SampleRef, parse_lists, resolve_lists
 from studies.models import Study
 from tests.factories import ambistory_setup
 
@@ -298,3 +300,35 @@ def test_the_study_form_never_fails_and_a_refused_study_writes_nothing(
         assert counts() == before
     else:
         Study.objects.all().delete()  # the slug is free again for the next example
+
+
+# --- a study's list file (studies.list_design) --------------------------------------------
+
+LIST_REFS = {str(i): [SampleRef(i, i // 2)] for i in range(12)}
+GOOD_LISTS = ["0,2,4\n1,3\n", "[[0, 2, 4],\n [1, 3]]", '{"lists": [\n[5, 7],\n["9"]]}']
+
+
+@st.composite
+def list_files(draw) -> tuple[str, str]:
+    kind = draw(st.sampled_from(["mutated", "json", "text"]))
+    if kind == "json":
+        return draw(raw_values), "lists.json"
+    if kind == "text":
+        return draw(st.text(max_size=120)), draw(st.sampled_from(["l.csv", "l.json", ""]))
+    good = draw(st.sampled_from(GOOD_LISTS))
+    content = draw(mutated_bytes(good.encode())).decode("utf-8", "replace")
+    return content, draw(st.sampled_from(["l.csv", "l.json", ""]))
+
+
+@FAST
+@given(file=list_files())
+def test_a_list_file_gives_lists_of_study_samples_or_an_error_naming_its_line(file):
+    text, name = file
+    try:
+        found = resolve_lists(parse_lists(text, name), LIST_REFS)
+    except ListFileError as exc:
+        assert exc.line >= 0 and (str(exc).startswith(f"line {exc.line}: ") or exc.line == 0)
+        return
+    assert found and all(found)
+    for items in found:  # study samples, none twice, one per setup
+        assert set(items) <= set(range(12)) and len({i // 2 for i in items}) == len(items)

@@ -63,6 +63,10 @@ def test_a_csv_file_is_one_list_per_line_and_errors_name_the_line():
         parse_lists("1,2\n3,4\n5,,6\n", "x.csv")
     with pytest.raises(ListFileError, match="no list"):
         parse_lists("# nothing\n", "x.csv")
+    with pytest.raises(ListFileError, match="line 2: not a CSV line"):
+        parse_lists("1,2\n" + "7" * 200_000 + "\n", "x.csv")  # a cell past csv's limit
+    with pytest.raises(ListFileError, match="not valid JSON"):
+        parse_lists("[" * 5000 + "]" * 5000, "x.json")
 
 
 def test_a_json_file_names_the_line_of_a_bad_item():
