@@ -172,3 +172,8 @@ def test_the_studys_long_format_export_carries_the_order(researcher_client):
         )
     )
     assert len(rows) == 4 and {row["id"]: row["sentence_order"] for row in rows} == stored
+    pseudonym = participant.rater.pseudonym
+    api = researcher_client.get("/api/v1/ratings/", {"rater": pseudonym, "page_size": 50})
+    assert api.status_code == 200, api.content
+    listed = {r["dataset_id"]: r["sentence_order"] for r in api.json()["results"]}
+    assert listed == stored  # the API's ratings list carries it too
