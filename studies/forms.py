@@ -46,7 +46,7 @@ class StudyForm(forms.ModelForm):
         help_text="At most this many samples (whole setups).",
     )
     WORD_RULES = [
-        ("", "The task's default (on for relatedness, unless fixed lists)"),
+        ("", "The task's default (on for relatedness)"),
         ("on", "On: a batch never holds two items of one word"),
         ("off", "Off: one sample per setup only"),
     ]
@@ -54,8 +54,8 @@ class StudyForm(forms.ModelForm):
         choices=WORD_RULES,
         required=False,
         label="One item per word",
-        help_text="RAW-C showed a participant at most one pair per word. Fixed once the study "
-        "is opened; not with fixed lists.",
+        help_text="RAW-C showed a participant at most one pair per word (with fixed lists: a "
+        "list holds one sample per word). Fixed once the study is opened.",
     )
     ASSIGNMENTS = [
         ("samples", "Per sample: each participant gets a batch of free places"),
@@ -255,7 +255,7 @@ class StudyForm(forms.ModelForm):
         """The study's fields. A study of another kind whose guidelines are still the
         plausibility default gets its own kind's (``defaults.for_kind``), and so do an
         empty number of attention checks, an empty least share of them right, empty bot
-        checks and "one item per word" left at the task's default (off with fixed lists)."""
+        checks and "one item per word" left at the task's default."""
         found = {name: self.cleaned_data[name] for name in self.Meta.fields}
         found["assignment"] = self.cleaned_data.get("assignment") or "samples"
         found["latin_square"] = bool(self.cleaned_data.get("latin_square"))
@@ -264,7 +264,7 @@ class StudyForm(forms.ModelForm):
             if found.get(name) is None:
                 found[name] = getattr(defaults.for_kind(kind), name)
         rule = self.cleaned_data.get("word_rule") or ""
-        per_word = defaults.for_kind(kind).one_item_per_word and found["assignment"] != "lists"
+        per_word = defaults.for_kind(kind).one_item_per_word
         found["one_item_per_word"] = {"on": True, "off": False}.get(rule, per_word)
         shown = (found.get("guidelines") or "").replace("\r\n", "\n").strip()
         if kind != TaskKind.PLAUSIBILITY and shown == defaults.GUIDELINES.strip():

@@ -168,7 +168,7 @@ def test_concurrent_arrivals_never_get_a_word_twice_and_quotas_stay_exact():
     [
         ("", "samples", True),
         ("off", "samples", False),
-        ("", "lists", False),
+        ("", "lists", True),  # a list then holds one sample per word
         ("on", "samples", True),
     ],
 )
