@@ -44,211 +44,31 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(HERE / "load")]
 
-ATTACKS = ("made-up-pids", "unqualified-cap", "double-count", "qualified-squat", "burn-pid")
-RESEARCHER = ("bench-researcher", "bench-abuse-password-1")
-TOKEN = re.compile(r'name="token" value="([^"]+)"')
-CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
-QUESTION = re.compile(r'name="q(\d+)"')
-RESET = re.compile(r'href="(/studies/\d+/participants/\d+/reset-pid/)"')
-
-
-@dataclass
-class Size:
-    places: int  # setups x 6 samples x ratings / per_participant
-    setups: int
-    per_participant: int
-    ratings: int
-    real: int
-    spacing: float
-    lead: float
-    flood_rate: float
-    workers: int
-
-
-DEFAULT = Size(
-    places=100,
-    setups=40,
-    per_participant=12,
-    ratings=5,
-    real=12,
-    spacing=15,
-    lead=60,
-    flood_rate=100,
-    workers=3,
+from abuse_client import CSRF, Client, Tally, made_up_pid  # noqa: E402
+from abuse_stack import (  # noqa: E402
+    DEFAULT,
+    RESEARCHER,
+    SMOKE,
+    Size,
+    Study,
+    free_port,
+    held_places,
+    setup_database,
+    start_server,
 )
-SMOKE = Size(
-    places=48, setups=8, per_participant=2, ratings=2, real=4, spacing=1, lead=3, flood_rate=5,
-    workers=1,
-)  # fmt: skip
 
-
-@dataclass
-class Study:
-    attack: str
-    slug: str
-    pk: int
-    answers: dict[int, int]  # question pk -> an accepted answer (the attackers' worst case)
-
-
-@dataclass
-class Tally:
-    real_tried: int = 0
-    real_in: int = 0
-    real_qualified: int = 0
-    real_in_after_reset: int = 0
-    refusals: Counter = field(default_factory=Counter)  # real arrivals' refusals by status
-    attacker: Counter = field(default_factory=Counter)  # attacker answers by status
-    sent: int = 0
-
-
-# --- server ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def setup_database(size: Size, attacks: list[str], run: str) -> tuple[str, list[Study]]:
-    """A scratch database with one open study per attack and a researcher; Django is set up
-    in this process for it (its connections are closed before the server starts)."""
-    from scratch import scratch_database_url
-
-    url = scratch_database_url("abuse")
-    os.environ.update(DATABASE_URL=url, DEBUG="0", STATIC_MANIFEST="0")
-    os.environ.setdefault("SECRET_KEY", "bench-abuse-" + "x" * 40)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import connections
-
-    from studies.models import CheckQuestion
-    from tests.studies.helpers import open_study, unrated_setups
-
-    call_command("migrate", verbosity=0, interactive=False)
-    get_user_model().objects.create_user(RESEARCHER[0], password=RESEARCHER[1], is_staff=True)
-    studies = []
-    samples = unrated_setups(size.setups, split="abuse")  # each study has its own places
-    for attack in attacks:
-        study = open_study(
-            samples=samples,
-            per_participant=size.per_participant,
-            ratings=size.ratings,
-            slug=f"{run}-{attack}",
-        )
-        answers = {q.pk: q.expected for q in CheckQuestion.objects.filter(study=study)}
-        studies.append(Study(attack, study.slug, study.pk, answers))
-    connections.close_all()
-    return url, studies
-
-
-def start_server(
-    url: str, port: int, size: Size, cache: str, log: Path, settings: dict[str, str]
-) -> subprocess.Popen:
-    env = {
-        **os.environ,
-        "DATABASE_URL": url,
-        "DEBUG": "0",
-        "STATIC_MANIFEST": "0",
-        "TRUSTED_PROXY_HOPS": "1",  # each simulated client's address is in X-Forwarded-For
-        "CACHE_URL": cache,
-    }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    for name in list(env):  # the study and hold settings stay at their defaults
-        if name.startswith(("STUDY_RATE_", "HOLD_")):
-            env.pop(name)
-    env.update(settings)  # --set: a comparison with other settings
-    config = ROOT / "ambisite" / "gunicorn.conf.py"
-    return subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "gunicorn"), "-c", str(config), "ambisite.wsgi"]
-        + ["-b", f"127.0.0.1:{port}", "-k", "gthread", "-w", str(size.workers)]
-        + ["--threads", "4", "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
-# --- clients -----------------------------------------------------------------------------------
-
-
-class Client:
-    """One browser: its own cookies, its own address (X-Forwarded-For), no redirects followed."""
-
-    def __init__(self, base: str, address: str, tally: Tally | None = None):
-        import aiohttp
-
-        self.base, self.address, self.tally = base, address, tally
-        self.session = aiohttp.ClientSession(
-            cookie_jar=aiohttp.CookieJar(unsafe=True),
-            timeout=aiohttp.ClientTimeout(total=60),
-        )
-
-    async def close(self) -> None:
-        await self.session.close()
-
-    async def request(self, method: str, path: str, data=None) -> tuple[int, str, str]:
-        headers = {"X-Forwarded-For": self.address}
-        try:
-            async with self.session.request(
-                method, self.base + path, data=data, headers=headers, allow_redirects=False
-            ) as response:
-                text = await response.text()
-                status, location = response.status, response.headers.get("Location", "")
-        except (TimeoutError, OSError) as exc:
-            status, text, location = 0, repr(exc), ""
-        if self.tally is not None:
-            self.tally.sent += 1
-            self.tally.attacker[status] += 1
-        return status, text, location
-
-    async def arrive(self, slug: str, pid: str) -> tuple[int, str]:
-        """The arrival link and the consent: (status, Location) of the consent, or of the
-        arrival page when it refused."""
-        link = f"/s/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=&SESSION_ID=se{pid[:8]}"
-        status, page, _ = await self.request("GET", link)
-        token, csrf = TOKEN.search(page), CSRF.search(page)
-        if status != 200 or not token or not csrf:
-            return status, ""
-        data = {"pid": pid, "token": token[1], "csrfmiddlewaretoken": csrf[1]}
-        data |= {"study_id": "", "session_id": f"se{pid[:8]}"}
-        status, _, location = await self.request("POST", f"/s/{slug}/consent/", data)
-        return status, location
-
-    async def qualify(self, study: Study) -> bool:
-        """Answer the qualification test correctly; True when it is passed."""
-        path = f"/s/{study.slug}/qualification/"
-        status, page, _ = await self.request("GET", path)
-        csrf = CSRF.search(page)
-        if status != 200 or not csrf:
-            return False
-        data = {"csrfmiddlewaretoken": csrf[1]}
-        data |= {f"q{pk}": str(study.answers[int(pk)]) for pk in QUESTION.findall(page)}
-        status, _, location = await self.request("POST", path, data)
-        self.qualified_to = f"{status} {location}"
-        return status == 302 and "/rate/" in location
-
-
-def made_up_pid(rng: random.Random) -> str:
-    return f"{rng.getrandbits(96):024x}"
+ATTACKS = ("made-up-pids", "unqualified-cap", "double-count", "qualified-squat", "burn-pid")
+RESET = re.compile(r'href="(/studies/\d+/participants/\d+/reset-pid/)"')
 
 
 # --- the attacks -------------------------------------------------------------------------------
@@ -425,21 +245,6 @@ async def run_all(run: Run, studies: list[Study]) -> list[Tally]:
 
     await wait_up(run.base + "/healthz", timeout=120)
     return list(await asyncio.gather(*(attack(run, study) for study in studies)))
-
-
-def held_places(url: str, studies: list[Study]) -> dict[str, dict[str, int]]:
-    """Per study: its places, and how many participants hold or used one (status) at the end."""
-    from django.db import connections
-
-    from studies.models import Participant
-
-    connections.close_all()
-    out = {}
-    for study in studies:
-        rows = Participant.objects.filter(study_id=study.pk).values_list("status", flat=True)
-        out[study.attack] = dict(Counter(rows))
-    connections.close_all()
-    return out
 
 
 def report(size: Size, studies: list[Study], tallies: list[Tally], held) -> list[dict]:

@@ -59,165 +59,24 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
 os.environ.setdefault("DEBUG", "1")
 
+import ml_frozen_features as features  # noqa: E402
 import numpy as np  # noqa: E402
+from ml_frozen_features import (  # noqa: E402
+    TOKEN_PAIRS,
+    WordNet,
+    diag_features,
+    dominance_columns,
+    layer_columns,
+    wordnet_columns,
+)
 
-CACHE = "var/quality-cache"
 # the frozen predictor every variant changes one thing of: ranker + level, as it was before
 # the ranker's setup context (the ``setup-context`` variants add that)
 UNCHANGED = {"with_level": True, "with_context": False}
-LAYERS = (3, 4, 5, 6)  # hidden_states indices: MiniLM-L6's last four layers
-TOKEN_PAIRS = (  # the token-to-token similarities the layer variants recompute
-    ("tok_story_example", "story", "example"),
-    ("tok_noend_example", "noend", "example"),
-    ("tok_shift_example", "shift", "example"),
-    ("tok_story_tsense", "story", "tsense"),
-    ("tok_noend_tsense", "noend", "tsense"),
-    ("tok_story_texample", "story", "texample"),
-    ("tok_shift_tsense", "shift", "tsense"),
-)
-
-
-def layer_columns(samples, scratch: Path) -> np.ndarray:
-    from predictions.ml.encoder import EmbeddingCache
-    from predictions.ml.features import homonym_items, homonym_vectors
-
-    cache = EmbeddingCache(scratch / "layer_tokens.npz")
-    vec = {
-        k: homonym_vectors(v, cache=cache, layers=LAYERS) for k, v in homonym_items(samples).items()
-    }
-    vec["shift"] = vec["story"] - vec["noend"]
-    return np.stack([(vec[a] * vec[b]).sum(1) for _, a, b in TOKEN_PAIRS], 1).astype(float)
-
-
-def dominance_columns(samples, scratch: Path) -> np.ndarray:
-    from predictions.ml.encoder import EmbeddingCache, embed
-    from predictions.ml.texts import field, gloss_text, sense_text
-
-    bare = embed([field(s, "homonym") for s in samples], cache=scratch / "bare.npz")
-    cache = EmbeddingCache(Path(CACHE) / "minilm_sentences.npz")
-    cols = []
-    for fn in (sense_text, gloss_text, lambda s: field(s, "example_sentence")):
-        cols.append((bare * embed([fn(s) for s in samples], cache=cache)).sum(1))
-    return np.stack(cols, 1).astype(float)
-
-
-class WordNet:
-    """The few WordNet 3.0 lookups the ``wordnet`` variants need, read from the database
-    files (wndb(5WN): ``index.sense``, ``data.*``, ``*.exc``) in ``root``."""
-
-    POS = {"1": "noun", "2": "verb", "3": "adj", "4": "adv", "5": "adj"}
-    SUFFIXES = (("s", ""), ("ses", "s"), ("xes", "x"), ("zes", "z"), ("ches", "ch"),
-                ("shes", "sh"), ("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""),
-                ("ing", "e"), ("ing", ""), ("er", ""), ("est", ""))  # fmt: skip
-
-    def __init__(self, root: Path):
-        self.root = Path(root)
-        self.senses: dict[str, list[tuple[str, int, int, int]]] = {}
-        with open(self.root / "index.sense") as fh:
-            for line in fh:
-                key, offset, number, count = line.split()
-                lemma, rest = key.split("%", 1)
-                self.senses.setdefault(lemma, []).append(
-                    (self.POS[rest[0]], int(offset), int(number), int(count))
-                )
-        self.exceptions: dict[str, list[str]] = {}
-        for pos in ("noun", "verb", "adj", "adv"):
-            with open(self.root / f"{pos}.exc") as fh:
-                for line in fh:
-                    word, *bases = line.split()
-                    self.exceptions.setdefault(word, []).extend(bases)
-
-    def synset(self, pos: str, offset: int) -> dict:
-        """Lemmas, definition, examples and hypernym pointers of one data-file line."""
-        with open(self.root / f"data.{pos}", "rb") as fh:
-            fh.seek(offset)
-            head, gloss = fh.readline().decode().split(" | ", 1)
-        a = head.split()
-        n_words = int(a[3], 16)
-        words = [a[4 + 2 * i].replace("_", " ") for i in range(n_words)]
-        j = 4 + 2 * n_words
-        pchar = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
-        hypernyms = [
-            (pchar[a[j + 3 + 4 * k]], int(a[j + 2 + 4 * k]))
-            for k in range(int(a[j]))
-            if a[j + 1 + 4 * k] in ("@", "@i")
-        ]
-        parts = [p.strip() for p in gloss.strip().split(";")]
-        examples = [p.strip('"') for p in parts[1:] if p.startswith('"')]
-        return {"words": words, "definition": parts[0], "examples": examples,
-                "hypernyms": hypernyms, "gloss": gloss.strip()}  # fmt: skip
-
-    def lemmas(self, word: str) -> list[str]:
-        word = word.lower().strip().replace(" ", "_")
-        found = [word, *self.exceptions.get(word, [])]
-        found += [word[: -len(a)] + b for a, b in self.SUFFIXES if word.endswith(a)]
-        for a in ("ing", "ed"):  # running -> run
-            if (
-                word.endswith(a)
-                and len(word) > len(a) + 2
-                and word[-len(a) - 1] == word[-len(a) - 2]
-            ):
-                found.append(word[: -len(a) - 1])
-        return [w for w in dict.fromkeys(found) if w in self.senses]
-
-    def sense(self, homonym: str, gloss: str) -> dict | None:
-        """The homonym's WordNet sense whose definition is ``gloss`` (else one whose gloss holds
-        it, or whose definition it holds),
-        with its text, tag count, share of its lemma's counts and rank; None if none matches."""
-        import re
-
-        def norm(text: str) -> str:
-            return re.sub(r"\W+", " ", text.lower()).strip()
-
-        target, candidates = norm(gloss), []
-        for lemma in self.lemmas(homonym):
-            for pos, offset, number, count in self.senses[lemma]:
-                candidates.append((lemma, number, count, self.synset(pos, offset)))
-        found = [c for c in candidates if norm(c[3]["definition"]) == target] or [
-            c
-            for c in candidates
-            if target and (target in norm(c[3]["gloss"]) or norm(c[3]["definition"]) in target)
-        ]
-        if not found:
-            return None
-        lemma, number, count, syn = found[0]
-        siblings = [c for c in candidates if c[0] == lemma]
-        text = ", ".join(syn["words"])
-        if syn["hypernyms"]:
-            hyper = self.synset(*syn["hypernyms"][0])
-            text += f"; a kind of {', '.join(hyper['words'][:3])}: {hyper['definition']}"
-        if syn["examples"]:
-            text += "; " + " ".join(syn["examples"][:2])
-        share = (count + 1) / (sum(c[2] for c in siblings) + len(siblings))
-        return {"text": text, "count": count, "share": share, "rank": number}
-
-
-def wordnet_columns(samples, scratch: Path, wordnet: WordNet, parts=("cos", "count")):
-    from predictions.ml.encoder import EmbeddingCache, embed
-    from predictions.ml.texts import field, sense_text, story_text
-
-    found = [wordnet.sense(field(s, "homonym"), field(s, "judged_meaning")) for s in samples]
-    extended = embed(
-        [sense_text(s) + (f"; {w['text']}" if w else "") for s, w in zip(samples, found)],
-        cache=EmbeddingCache(scratch / "wordnet.npz"),
-    )
-    cache = EmbeddingCache(Path(CACHE) / "minilm_sentences.npz")
-    cols = []
-    if "cos" in parts:
-        for texts in (
-            [story_text(s, mark=False) for s in samples],
-            [field(s, "ending") for s in samples],
-            [story_text(s, mark=False, with_ending=False) for s in samples],
-        ):
-            cols.append((extended * embed(texts, cache=cache)).sum(1))
-    if "count" in parts:
-        cols.append(np.array([np.log1p(w["count"]) if w else 0.0 for w in found]))
-        cols.append(np.array([w["share"] if w else 0.0 for w in found]))
-        cols.append(np.array([-np.log(w["rank"]) if w else 0.0 for w in found]))
-    return np.stack(cols, 1).astype(float)
 
 
 def tree_ranked_predictor(kind: str):
@@ -286,8 +145,8 @@ def inner_alpha(fit, grid=(0.1, 1.0, 10.0, 100.0, 1000.0)) -> float:
     from predictions.ml.features import reference_means
     from predictions.ml.stacking import QualityPredictor, RankModel
 
-    p = QualityPredictor(cache_dir=CACHE)
-    p.reference = reference_means(fit, CACHE)
+    p = QualityPredictor(cache_dir=features.CACHE)
+    p.reference = reference_means(fit, features.CACHE)
     raw = p.raw(fit)
     y = np.array([float(s["average"]) for s in fit])
     best = (-2.0, 1.0)
@@ -298,28 +157,6 @@ def inner_alpha(fit, grid=(0.1, 1.0, 10.0, 100.0, 1000.0)) -> float:
             oof[ti] = model.score([fit[i] for i in ti], raw[ti])
         best = max(best, (float(spearmanr(oof, y)[0]), alpha))
     return best[1]
-
-
-def diag_features(samples) -> np.ndarray:
-    """Story-sense products of homonym vectors minus the same for the story's other sense."""
-    from predictions.ml.encoder import EmbeddingCache, embed
-    from predictions.ml.features import homonym_items, homonym_vectors, partner_index
-    from predictions.ml.texts import sense_text, story_text
-
-    tcache = EmbeddingCache(Path(CACHE) / "minilm_tokens.npz")
-    scache = EmbeddingCache(Path(CACHE) / "minilm_sentences.npz")
-    items = homonym_items(samples)
-    story = homonym_vectors(items["story"], cache=tcache)
-    blocks = [
-        story * homonym_vectors(items["tsense"], cache=tcache),
-        story * homonym_vectors(items["example"], cache=tcache),
-        embed([story_text(s, mark=False) for s in samples], cache=scache)
-        * embed([sense_text(s) for s in samples], cache=scache),
-    ]
-    prod = np.hstack(blocks).astype(float)
-    partners = partner_index(samples)
-    other = np.stack([prod[p] if p is not None else prod[i] for i, p in enumerate(partners)])
-    return prod - other
 
 
 def diag_component(fit, X, alpha):
@@ -353,8 +190,8 @@ def diag_fit_predict(fit, test):
         train_oof_components,
     )
 
-    p = QualityPredictor(cache_dir=CACHE)
-    p.reference = reference_means(fit, CACHE)
+    p = QualityPredictor(cache_dir=features.CACHE)
+    p.reference = reference_means(fit, features.CACHE)
     raw_fit, raw_test = p.raw(fit), p.raw(test)
     rank, level = RankModel().fit(fit, raw_fit), LevelModel().fit(fit, raw_fit)
     oof = train_oof_components(fit, raw_fit, with_level=True)
@@ -413,7 +250,7 @@ def maps_by_ending(fit, test):
     from predictions.ml.stacking import Calibrator, QualityPredictor, train_oof_components
     from predictions.ml.texts import field
 
-    predictor = QualityPredictor(cache_dir=CACHE).fit(fit, **UNCHANGED)
+    predictor = QualityPredictor(cache_dir=features.CACHE).fit(fit, **UNCHANGED)
     oof = train_oof_components(fit, predictor.raw(fit), with_level=True)
     z_fit = predictor.calibrator.combine(oof)  # the standardised score, as the map sees it
     z_test = predictor.calibrator.combine(predictor.components(test))
@@ -466,7 +303,7 @@ def setup_context_predictor(columns: Sequence[int] | None = None, other_ending: 
 
     def fit_predict(fit, test):
         options = {"with_level": True, "with_context": not other_ending}
-        return Variant(cache_dir=CACHE).fit(fit, **options).predict(test)
+        return Variant(cache_dir=features.CACHE).fit(fit, **options).predict(test)
 
     return fit_predict
 
@@ -477,7 +314,7 @@ def variants(scratch: Path, wordnet_dir: Path = Path("/usr/share/wordnet")) -> d
     def frozen(cls=QualityPredictor, alpha: float | Callable = 1.0):
         def fit_predict(fit, test):
             a = alpha(fit) if callable(alpha) else alpha
-            return cls(cache_dir=CACHE).fit(fit, alpha=a, **UNCHANGED).predict(test)
+            return cls(cache_dir=features.CACHE).fit(fit, alpha=a, **UNCHANGED).predict(test)
 
         return fit_predict
 
@@ -541,12 +378,10 @@ def main() -> None:
     )
     args = ap.parse_args()
     if args.smoke:
-        global CACHE
-        sys.path.insert(0, str(REPO / "bench"))
         from scratch import smoke_dir
 
         args.scratch = smoke_dir("ml_frozen_variants")
-        CACHE, args.results = str(args.scratch / "cache"), args.scratch / "r.json"
+        features.CACHE, args.results = str(args.scratch / "cache"), args.scratch / "r.json"
         args.only, args.seeds = ["base", "alpha-10"], [2]
     os.chdir(REPO)
     import django

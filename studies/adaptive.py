@@ -75,6 +75,14 @@ def rule_text(rule: str) -> str:
     return VARIANCE_RULE if rule == VARIANCE else RULE
 
 
+def bounds_problem(*, ratings_per_sample: int, max_ratings_per_sample: int) -> str | None:
+    """Why adaptive allocation's bounds contradict each other, or None (the study form names
+    the field; opening refuses the study with the same words)."""
+    if max_ratings_per_sample < ratings_per_sample:
+        return "The maximum ratings per sample must be at least the ratings per sample."
+    return None
+
+
 def t975(df: int) -> float:
     if df < 1:
         return math.inf

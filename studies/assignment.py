@@ -38,14 +38,15 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Max, Q, Value
+from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotations.models import Rating
 
-from . import lists, sql
+from . import adaptive, lists, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+from .numbering import create_numbered
 
 RESERVE_ATTEMPTS = 8
 LOCK_ROUNDS = 3
@@ -82,8 +83,12 @@ def batch_problem(study: Study) -> str | None:
         return "Samples per participant must be at least 1."
     if study.ratings_per_sample < 1:
         return "Ratings per sample must be at least 1."
-    if study.adaptive and study.max_ratings_per_sample < study.ratings_per_sample:
-        return "The maximum ratings per sample must be at least the ratings per sample."
+    bounds = adaptive.bounds_problem(
+        ratings_per_sample=study.ratings_per_sample,
+        max_ratings_per_sample=study.max_ratings_per_sample,
+    )
+    if study.adaptive and bounds:
+        return bounds
     if study.adaptive and study.budget(n_samples) < n_samples * study.ratings_per_sample:
         return (
             f"The rating budget must cover the first {study.ratings_per_sample} ratings of "
@@ -375,23 +380,8 @@ def slots_release(participant: Participant) -> int:
 
 def _replacement(slot: Slot) -> None:
     """A fresh free slot for ``slot``'s sample with the next number; retried on a clash."""
-    for _ in range(RESERVE_ATTEMPTS):
-        top = Slot.objects.filter(study_id=slot.study_id, sample_id=slot.sample_id).aggregate(
-            top=Max("number")
-        )["top"]
-        try:
-            with transaction.atomic():
-                Slot.objects.create(
-                    study_id=slot.study_id,
-                    sample_id=slot.sample_id,
-                    setup_id=slot.setup_id,
-                    word_id=slot.word_id,
-                    number=(top or 0) + 1,
-                )
-            return
-        except IntegrityError:
-            continue
-    raise IntegrityError("could not number a replacement slot")
+    scope = {"study_id": slot.study_id, "sample_id": slot.sample_id}
+    create_numbered(Slot, scope=scope, setup_id=slot.setup_id, word_id=slot.word_id)
 
 
 def slots_outdate(sample_ids: Sequence[int], study_ids: Sequence[int]) -> int:

@@ -11,7 +11,7 @@ from django.forms import inlineformset_factory
 from annotations.models import Sample, Split, TaskKind, score_range
 
 from . import bot_checks, defaults, lists
-from .adaptive import TRADEOFF
+from .adaptive import TRADEOFF, bounds_problem
 from .models import TIME_LIMIT_MAX_MINUTES, CheckQuestion, ListDesign, Study
 
 SCORES = [(n, str(n)) for n in range(1, 6)]
@@ -220,6 +220,11 @@ class StudyForm(forms.ModelForm):
             self.add_error("assignment", "Fixed lists cannot be combined with adaptive allocation.")
         elif kind_problem:
             self.add_error("assignment", kind_problem)
+        ratings, most = data.get("ratings_per_sample"), data.get("max_ratings_per_sample")
+        if data.get("adaptive") and ratings is not None and most is not None:
+            bounds = bounds_problem(ratings_per_sample=ratings, max_ratings_per_sample=most)
+            if bounds:
+                self.add_error("max_ratings_per_sample", bounds)
         if split and kind and split.dataset.task_kind != kind:
             self.add_error(
                 "split",

@@ -28,7 +28,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.db.models import Count, Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -40,9 +40,9 @@ from . import list_design
 from .errors import StudyError
 from .list_models import ListDesign, ListSlot, StudyList, StudyListItem
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
+from .numbering import create_numbered
 
 Status = ListSlot.Status
-REPLACE_ATTEMPTS = 8
 
 
 class ListsContended(Exception):
@@ -313,20 +313,10 @@ def pending_block(study: Study) -> bool:
 def _replace(place: ListSlot) -> None:
     """A fresh free place for ``place``'s list with the same rotation and the next number
     (the whole list is offered again)."""
-    for _ in range(REPLACE_ATTEMPTS):  # two places of a list given back at once: renumber
-        top = ListSlot.objects.filter(list_id=place.list_id).aggregate(top=Max("number"))["top"]
-        try:
-            with transaction.atomic():
-                ListSlot.objects.create(
-                    study_id=place.study_id,
-                    list_id=place.list_id,
-                    rotation=place.rotation,
-                    number=(top or 0) + 1,
-                )
-            return
-        except IntegrityError:
-            continue
-    raise IntegrityError("could not number a replacement list place")
+    # two places of a list given back at once: renumbered (``numbering``)
+    create_numbered(
+        ListSlot, scope={"list_id": place.list_id}, study_id=place.study_id, rotation=place.rotation
+    )
 
 
 def _place(participant: Participant) -> ListSlot | None:

@@ -27,14 +27,7 @@ def precontext_generate(*, precontext_id: int) -> Precontext:
         sense_1=pair.sense_a.gloss,
         sense_2=pair.sense_b.gloss,
     )
-    try:
-        text, served = llm.complete(row.endpoint, row.model, prompt)
-    except llm.LLMError as exc:
-        row.status, row.error = Precontext.Status.FAILED, str(exc)[:2000]
-    else:
-        row.status, row.text, row.served_model = Precontext.Status.DONE, text.strip(), served
-    row.finished_at = timezone.now()
-    row.save(update_fields=["status", "text", "error", "served_model", "finished_at"])
+    _answer(row, prompt, answered=Precontext.Status.DONE, failed=Precontext.Status.FAILED)
     return row
 
 
@@ -73,12 +66,18 @@ def example_generate(*, example_id: int) -> SenseExample:
     prompt = defaults.EXAMPLE_PROMPTS[row.prompt_version].format(
         homonym=pair.homonym.form, gloss=row.sense.gloss, other_gloss=other.gloss
     )
+    _answer(row, prompt, answered=SenseExample.Status.SUGGESTED, failed=SenseExample.Status.FAILED)
+    return row
+
+
+def _answer(row: Precontext | SenseExample, prompt: str, *, answered: str, failed: str) -> None:
+    """Ask the row's endpoint and store the text with status ``answered`` (or the error with
+    ``failed``), the model that served it and the time: how a generation job ends."""
     try:
         text, served = llm.complete(row.endpoint, row.model, prompt)
     except llm.LLMError as exc:
-        row.status, row.error = SenseExample.Status.FAILED, str(exc)[:2000]
+        row.status, row.error = failed, str(exc)[:2000]
     else:
-        row.status, row.text, row.served_model = SenseExample.Status.SUGGESTED, text.strip(), served
+        row.status, row.text, row.served_model = answered, text.strip(), served
     row.finished_at = timezone.now()
     row.save(update_fields=["status", "text", "error", "served_model", "finished_at"])
-    return row

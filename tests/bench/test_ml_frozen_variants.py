@@ -1,4 +1,5 @@
-"""bench/ml_frozen_variants.py's feature blocks on a tiny real subset (the real MiniLM)."""
+"""bench/ml_frozen_variants.py and its feature blocks (bench/ml_frozen_features.py) on a
+tiny real subset (the real MiniLM)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def samples() -> list[dict]:
 
 @pytest.fixture(autouse=True)
 def own_cache(tmp_path, monkeypatch):
-    monkeypatch.setattr(variants, "CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(variants.features, "CACHE", str(tmp_path / "cache"))
 
 
 def test_diag_features_are_opposite_for_the_two_senses_of_a_story(samples):
@@ -117,11 +118,11 @@ def test_tree_ranked_predictor_swaps_only_its_own_ranker_and_is_antisymmetric(sa
     cls = variants.tree_ranked_predictor("hgb")
     assert issubclass(cls.rank_class, stacking.RankModel)
     assert stacking.QualityPredictor.rank_class is stacking.RankModel  # nothing global changed
-    predictor = cls(cache_dir=variants.CACHE).fit(samples, with_level=True)
+    predictor = cls(cache_dir=variants.features.CACHE).fit(samples, with_level=True)
     assert isinstance(predictor.rank, cls.rank_class) and predictor.rank.coef_ is None
     raw = predictor.raw(samples)
     scores = predictor.rank.score(samples, raw)
-    mixed = variants.tree_ranked_predictor("mix")(cache_dir=variants.CACHE)
+    mixed = variants.tree_ranked_predictor("mix")(cache_dir=variants.features.CACHE)
     mixed.fit(samples, with_level=True)
     ridge = stacking.RankModel().fit(samples, raw).score(samples, raw)
     assert mixed.rank.coef_ is not None  # the mix keeps the ridge: half of it is the ridge's
@@ -146,7 +147,7 @@ def test_noise_weighted_ranker_trusts_the_pairs_with_less_rating_noise(samples):
         if noise[i] > noise[j]
     )  # fmt: skip
     assert stacking.RankModel().pair_weights(pairs) is None  # as shipped: all equal
-    raw = stacking.QualityPredictor(cache_dir=variants.CACHE).raw(samples)
+    raw = stacking.QualityPredictor(cache_dir=variants.features.CACHE).raw(samples)
     weighted = cls.rank_class().fit(samples, raw)
     plain = stacking.RankModel().fit(samples, raw)
     assert not np.allclose(weighted.coef_, plain.coef_)
@@ -165,7 +166,7 @@ def test_maps_by_ending_keeps_the_order_within_each_kind_of_story():
     test = [strip_labels(s) for s in data if s["homonym"] in homonyms[6:8]]
     preds = np.array(variants.maps_by_ending(fit, test))
     assert len(preds) == len(test) and ((preds >= 1) & (preds <= 5)).all()
-    predictor = QualityPredictor(cache_dir=variants.CACHE).fit(fit, **variants.UNCHANGED)
+    predictor = QualityPredictor(cache_dir=variants.features.CACHE).fit(fit, **variants.UNCHANGED)
     z = predictor.calibrator.combine(predictor.components(test))
     ends = np.array([bool(field(s, "ending")) for s in test])
     assert ends.any() and (~ends).any()

@@ -136,3 +136,26 @@ def test_growth_reads_only_the_ratings_of_the_current_texts():
     after = {s.key: s for s in _growth_states(study)}
     assert after[target.pk].scores == () and after[target.pk].wanted == 2  # re-queued
     assert all(s.pending == 2 for s in after.values())  # the whole setup was edited
+
+
+@pytest.mark.django_db
+def test_the_study_form_refuses_a_maximum_below_the_ratings_naming_the_field():
+    from annotations.models import Split
+    from studies.forms import StudyForm
+
+    from .helpers import unrated_setups
+
+    unrated_setups(2)
+    data = {
+        "title": "Adaptive", "slug": "adaptive", "split": Split.objects.get(name="study").pk,
+        "endings": "all", "ratings_per_sample": 5, "samples_per_participant": 2,
+        "time_limit_minutes": 30, "completion_code": "C", "screenout_code": "S",
+        "guidelines": "g", "adaptive": "on", "max_ratings_per_sample": 3,
+    }  # fmt: skip
+    form = StudyForm(data)
+    assert not form.is_valid()
+    assert form.errors["max_ratings_per_sample"] == [
+        "The maximum ratings per sample must be at least the ratings per sample."
+    ]
+    assert StudyForm({**data, "max_ratings_per_sample": 5}).is_valid()
+    assert StudyForm({**data, "adaptive": "", "max_ratings_per_sample": 3}).is_valid()
