@@ -21,29 +21,21 @@ from annotations.models import Dataset, Homonym, Sample, Setup, Split, Story, Ta
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
 from wug.analysis import word_clustering, word_judgments
+from wug.crowd_gold import CrowdError, GoldSpec, checked_gold, gold_fields, use_label
 from wug.crowd_reads import open_slots
 from wug.graph import CANNOT_DECIDE, pair_key
 from wug.models import CrowdStudy, GoldPair, GraphType, PairRound, Use, UsePair, Word
 from wug.sampling import Criteria, Pair, connected_enough, first_round, gold_pairs, next_round
-from wug.texts import target_window
-
-LABEL_CHARS = 160  # of a use's sentence in a pair's setup text (researchers' pages)
 
 
-class CrowdError(ValueError):
-    """A crowd-study write that cannot be done as asked; nothing was written."""
-
-
-def _label(use: Use) -> str:
-    """A use as the researchers' pages show a pair's setup: its identifier and the target's
-    sentence around it (short: the setup's texts are in a unique index)."""
-    text, _ = target_window(
-        use.context,
-        (use.target_start, use.target_end),
-        (use.sentence_start, use.sentence_end),
-        max_chars=LABEL_CHARS,
-    )
-    return f"{use.identifier}: {text}"
+def words_named(names: list[str]) -> list[Word]:
+    """The words of these names (each once), or a ``CrowdError`` naming the unknown ones."""
+    names = list(dict.fromkeys(n for n in names if n))
+    words = list(Word.objects.filter(name__in=names))
+    missing = [n for n in names if n not in {w.name for w in words}]
+    if missing:
+        raise CrowdError(f"words: no such word {', '.join(map(repr, missing))} (import_wug first)")
+    return words
 
 
 def _checked_words(words: list[Word]) -> list[Word]:
@@ -57,25 +49,29 @@ def _checked_words(words: list[Word]) -> list[Word]:
     return sorted(words, key=lambda w: w.name)
 
 
-def _gold_questions(words: list[Word], n: int, seed: int) -> list[tuple[dict, Use, Use]]:
-    """(check question fields, use1, use2) of up to ``n`` gold pairs over ``words``."""
+def _gold_questions(
+    words: list[Word], n: int, seed: int, given: list[GoldSpec]
+) -> list[tuple[dict, Use, Use]]:
+    """(check question fields, use1, use2) of the researcher's gold pairs (``given``,
+    checked) and automatic ones to make ``n`` in all (``wug.sampling.gold_pairs``)."""
     out: list[tuple[dict, Use, Use]] = []
+    taken: dict[int, set] = {w.pk: set() for w in words}
+    for spec in given:
+        word, a, b, expected, tolerance = checked_gold(words, spec)
+        key = pair_key(a.identifier, b.identifier)
+        if key in taken[word.pk]:
+            raise CrowdError(f"use2: {a.identifier} ~ {b.identifier} is given twice as a gold pair")
+        taken[word.pk].add(key)
+        out.append((gold_fields(word, a, b, expected, tolerance), a, b))
     for k, word in enumerate(words):
         uses = {u.identifier: u for u in Use.objects.filter(word=word)}
         share = -(-(n - len(out)) // (len(words) - k))  # the rest, spread over the words
-        for gold in gold_pairs(list(uses), word_judgments(word), share, seed=seed):
+        golds = gold_pairs(
+            list(uses), word_judgments(word), max(0, share), seed=seed, taken=taken[word.pk]
+        )
+        for gold in golds:
             a, b = uses[gold.use1], uses[gold.use2]
-            fields = {
-                "homonym": word.lemma[:100],
-                "precontext": _label(a),
-                "sentence": _label(b),
-                "meaning": f"Gold pair of {word.name}: {a.identifier} ~ {b.identifier}",
-                "expected": gold.expected,
-                "tolerance": gold.tolerance,
-                "in_qualification": False,
-                "as_attention_check": True,
-            }
-            out.append((fields, a, b))
+            out.append((gold_fields(word, a, b, gold.expected, gold.tolerance), a, b))
     return out
 
 
@@ -91,10 +87,12 @@ def crowd_study_create(
     gold_pairs_total: int = 6,
     gold_per_participant: int = 2,
     seed: int = 0,
+    gold: list[GoldSpec] | None = None,
     by=None,
 ) -> CrowdStudy:
     """A draft study of task kind ``use_pair`` over ``words`` with its gold pairs as
-    attention checks and round 1 of random pairs (``crowd_round_add``); the researcher
+    attention checks (the researcher's ``gold``, then automatic ones up to
+    ``gold_pairs_total``) and round 1 of random pairs (``crowd_round_add``); the researcher
     opens it on the study page."""
     words = _checked_words(words)
     if pairs_per_round < 1 or judgments_per_pair < 1 or pairs_per_participant < 1:
@@ -103,7 +101,7 @@ def crowd_study_create(
         )
     if Study.objects.filter(slug=slug).exists():
         raise CrowdError(f"A study with the address {slug!r} exists already.")
-    golds = _gold_questions(words, gold_pairs_total, seed)
+    golds = _gold_questions(words, gold_pairs_total, seed, gold or [])
     study = study_services.study_create(
         title=title,
         slug=slug,
@@ -183,7 +181,7 @@ def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sampl
     ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
     start = Sample.objects.filter(split=split).count()
     setups = Setup.objects.bulk_create(
-        Setup(homonym=homonym, precontext=_label(a), sentence=_label(b)) for a, b in ordered
+        Setup(homonym=homonym, precontext=use_label(a), sentence=use_label(b)) for a, b in ordered
     )
     stories = Story.objects.bulk_create(Story(setup=s, ending="") for s in setups)
     samples = Sample.objects.bulk_create(

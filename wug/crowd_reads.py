@@ -17,6 +17,7 @@ from annotations.models import Rating
 from studies.models import Slot
 from wug.graph import Judgment as Edge
 from wug.models import CrowdStudy, GoldPair, PairRound, UsePair, Word
+from wug.sampling import Gold, constant_keys
 from wug.texts import UseParts
 
 
@@ -144,12 +145,46 @@ def pair_details(items: list) -> None:
         item.target = parts[0].target or item.homonym
 
 
+def study_golds(study_id: int) -> list[Gold]:
+    """The study's gold pairs (use identifiers, expected answer, tolerance)."""
+    rows = (
+        GoldPair.objects.filter(question__study_id=study_id)
+        .order_by("question__order")
+        .values_list(
+            "use1__identifier", "use2__identifier", "question__expected", "question__tolerance"
+        )
+    )
+    return [Gold(*row) for row in rows]
+
+
+def gold_warning(golds: list[Gold]) -> str:
+    """What the word page says when a participant pressing one key passes every gold pair."""
+    if not golds:
+        return ""
+    keys = constant_keys(golds)
+    if not keys:
+        return ""
+    which = " or ".join(str(k) for k in keys)
+    why = (
+        "every gold pair is a use paired with itself (the word has no imported pair judged "
+        "unanimously unrelated)"
+        if all(g.use1 == g.use2 for g in golds)
+        else "the gold pairs' answers do not differ enough"
+    )
+    return (
+        f"Pressing {which} every time passes every gold pair: {why}. Add a gold pair of two "
+        "unrelated uses (answer 1)."
+    )
+
+
 @dataclass(frozen=True)
 class CrowdView:
     """A crowd study of a word as its page lists it."""
 
     crowd: CrowdStudy
     rounds: list[RoundProgress]
+    golds: list[Gold]
+    gold_warning: str
 
     @property
     def round_open(self) -> bool:
@@ -158,4 +193,8 @@ class CrowdView:
 
 def crowd_views_of(word: Word) -> list[CrowdView]:
     studies = CrowdStudy.objects.filter(words=word).select_related("study")
-    return [CrowdView(crowd, round_progress(crowd)) for crowd in studies]
+    out = []
+    for crowd in studies:
+        golds = study_golds(crowd.study_id)
+        out.append(CrowdView(crowd, round_progress(crowd), golds, gold_warning(golds)))
+    return out

@@ -7,9 +7,14 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
-from wug.crowd import CrowdError, crowd_round_add, crowd_study_create
-from wug.forms import CrowdStudyForm
+from wug.crowd import CrowdError, crowd_round_add, crowd_study_create, words_named
+from wug.crowd_gold import GoldSpec, gold_pair_add
+from wug.forms import CrowdStudyForm, GoldPairForm
 from wug.models import CrowdStudy, Word
+
+
+def _problems(form) -> str:
+    return "; ".join(f"{field}: {' '.join(map(str, errs))}" for field, errs in form.errors.items())
 
 
 @require_POST
@@ -20,13 +25,13 @@ def crowd_start(request, name: str):
     word = get_object_or_404(Word, name=name)
     form = CrowdStudyForm(request.POST)
     if not form.is_valid():
-        problems = "; ".join(
-            f"{field}: {' '.join(map(str, errs))}" for field, errs in form.errors.items()
-        )
-        messages.error(request, f"The study was not started: {problems}")
+        messages.error(request, f"The study was not started: {_problems(form)}")
         return redirect("wug:word", name=word.name)
+    fields = dict(form.cleaned_data)
+    others = fields.pop("other_words")
     try:
-        crowd = crowd_study_create(words=[word], by=request.user, **form.cleaned_data)
+        words = words_named([word.name, *others])
+        crowd = crowd_study_create(words=words, by=request.user, **fields)
     except CrowdError as exc:
         messages.error(request, str(exc))
         return redirect("wug:word", name=word.name)
@@ -48,4 +53,29 @@ def crowd_round(request, name: str, slug: str):
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Round {pair_round.number} is added to {crowd.study.title}.")
+    return redirect("wug:word", name=word.name)
+
+
+@require_POST
+@researcher_required
+def crowd_gold(request, name: str, slug: str):
+    """Add a researcher's gold pair (two use ids and the expected answer) to a draft study."""
+    word = get_object_or_404(Word, name=name)
+    crowd = get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+    form = GoldPairForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"No gold pair was added: {_problems(form)}")
+        return redirect("wug:word", name=word.name)
+    data = form.cleaned_data
+    spec = GoldSpec(data["use1"], data["use2"], data["expected"], data["tolerance"], word.name)
+    try:
+        gold = gold_pair_add(crowd_study=crowd, spec=spec)
+    except CrowdError as exc:
+        messages.error(request, f"No gold pair was added: {exc}")
+    else:
+        messages.success(
+            request,
+            f"Gold pair {gold.use1.identifier} ~ {gold.use2.identifier} (answer "
+            f"{data['expected']}) is added to {crowd.study.title}.",
+        )
     return redirect("wug:word", name=word.name)

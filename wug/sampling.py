@@ -20,6 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
+from annotations.kinds import USE_PAIR, check_passes
 from wug.graph import Judgment, judgments_by_pair, pair_key
 
 Pair = tuple[str, str]
@@ -157,15 +158,25 @@ class Gold:
 
 
 def gold_pairs(
-    uses: Sequence[str], judgments: Iterable[Judgment], n: int, *, seed: int = 0
+    uses: Sequence[str],
+    judgments: Iterable[Judgment],
+    n: int,
+    *,
+    seed: int = 0,
+    taken: Iterable[Pair] = (),
 ) -> list[Gold]:
-    """Up to ``n`` gold pairs: pairs that at least two annotators judged, all of them 1
-    (unrelated) or all 4 (identical), alternating between the two answers so that always
-    pressing one key fails; then identity pairs (a use with itself, identical: 4) to fill."""
+    """Up to ``n`` gold pairs (none of the pairs ``taken``, e.g. the researcher's own):
+    pairs that at least two annotators judged, all of them 1 (unrelated) or all 4
+    (identical), alternating between the two answers so that always pressing one key fails;
+    then identity pairs (a use with itself, identical: 4) to fill. Without a pair judged 1
+    the golds cannot mix answers (``constant_keys`` says which key passes them all)."""
+    taken = {pair_key(a, b) for a, b in taken}
     rng = np.random.default_rng(seed)
     by_pair = judgments_by_pair(judgments)
     agreed: dict[int, list[Pair]] = {1: [], 4: []}
     for pair, scores in sorted(by_pair.items()):
+        if pair in taken:
+            continue
         if len(scores) >= 2 and len(set(scores)) == 1 and scores[0] in (1.0, 4.0):
             agreed[int(scores[0])].append(pair)
     for value in agreed:
@@ -176,7 +187,23 @@ def gold_pairs(
             if agreed[value] and len(out) < n:
                 a, b = agreed[value].pop(0)
                 out.append(Gold(a, b, value))
-    ordered = sorted(uses)
+    ordered = [u for u in sorted(uses) if (u, u) not in taken]
     for i in rng.permutation(len(ordered))[: max(0, n - len(out))]:
         out.append(Gold(ordered[i], ordered[i], 4))
     return out
+
+
+def constant_keys(golds: Iterable[Gold]) -> list[int]:
+    """The answers (0-4) that, pressed every time, pass every gold pair in ``golds``: none
+    once the golds mix answers far enough apart (e.g. one expecting 1 and one expecting 4,
+    within 1 each); every answer when there are no golds."""
+    golds = list(golds)
+    low, high = USE_PAIR.score_range
+    return [
+        key
+        for key in range(low, high + 1)
+        if all(
+            check_passes(USE_PAIR.value, expected=g.expected, tolerance=g.tolerance, score=key)
+            for g in golds
+        )
+    ]

@@ -10,4 +10,5 @@ urlpatterns = [
     path("<str:name>/annotate/", views.word_annotate, name="annotate"),
     path("<str:name>/crowd/", crowd_views.crowd_start, name="crowd_start"),
     path("<str:name>/crowd/<slug:slug>/round/", crowd_views.crowd_round, name="crowd_round"),
+    path("<str:name>/crowd/<slug:slug>/gold/", crowd_views.crowd_gold, name="crowd_gold"),
 ]

@@ -11,7 +11,7 @@ from ambisite.access import researcher_required
 from wug.analysis import frequency_table, graph_payload, word_summary
 from wug.annotators import model_views
 from wug.crowd_reads import crowd_views_of
-from wug.forms import CrowdStudyForm
+from wug.forms import CrowdStudyForm, GoldPairForm
 from wug.models import Use, Word
 from wug.services import model_annotation_create
 
@@ -33,6 +33,7 @@ def word_detail(request, name: str):
         "models": model_views(word),
         "crowd_studies": crowd_views_of(word),
         "crowd_form": CrowdStudyForm(initial={"title": f"Use pairs of {word.name}"}),
+        "gold_form": GoldPairForm(),
         **frequency_table(summary),
     }
     return render(request, "wug/word_detail.html", context)

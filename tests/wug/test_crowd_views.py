@@ -82,7 +82,7 @@ def test_the_commands_start_a_study_and_add_rounds():
     assert study.samples_per_participant == 4  # a round of 4 pairs: 4 each, not 20
     with pytest.raises(CommandError, match="Round 1 still has 12 judgments"):
         call_command("wug_round", "planes", stdout=StringIO())
-    with pytest.raises(CommandError, match="no such word: nope"):
+    with pytest.raises(CommandError, match="no such word 'nope'"):
         call_command("wug_study", "x", "nope", stdout=StringIO())
 
 

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from wug.crowd import CrowdError, crowd_study_create
-from wug.crowd_reads import round_progress
-from wug.models import Word
+from wug.crowd import CrowdError, crowd_study_create, words_named
+from wug.crowd_gold import parse_gold
+from wug.crowd_reads import gold_warning, round_progress, study_golds
 
 
 class Command(BaseCommand):
@@ -21,14 +21,21 @@ class Command(BaseCommand):
         parser.add_argument("--gold-pairs", type=int, default=6)
         parser.add_argument("--gold-per-participant", type=int, default=2)
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--gold",
+            action="append",
+            default=[],
+            metavar="[WORD:]USE1,USE2,ANSWER[,TOLERANCE]",
+            help="a gold pair of your own (repeatable): two use identifiers and the expected "
+            "answer 1-4 (tolerance 0-1; default 1 for 1 and 4, 0 for 2 and 3); WORD when the "
+            "study has several words. Automatic gold pairs fill up to --gold-pairs.",
+        )
 
     def handle(self, *args, **opts):
         names = opts["words"]
-        words = list(Word.objects.filter(name__in=names))
-        missing = sorted(set(names) - {w.name for w in words})
-        if missing:
-            raise CommandError(f"no such word: {', '.join(missing)} (import_wug first)")
         try:
+            words = words_named(names)
+            gold = [parse_gold(text) for text in opts["gold"]]
             crowd = crowd_study_create(
                 words=words,
                 title=opts["title"] or f"Use pairs of {', '.join(sorted(names))}",
@@ -39,6 +46,7 @@ class Command(BaseCommand):
                 gold_pairs_total=opts["gold_pairs"],
                 gold_per_participant=opts["gold_per_participant"],
                 seed=opts["seed"],
+                gold=gold,
             )
         except (CrowdError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
@@ -47,3 +55,6 @@ class Command(BaseCommand):
             f"{crowd.study.slug}: draft study {crowd.study.pk}, round 1 with {first.pairs} "
             f"pairs, {crowd.study.check_questions.count()} gold pairs"
         )
+        warning = gold_warning(study_golds(crowd.study_id))
+        if warning:
+            self.stderr.write(f"warning: {warning}")
