@@ -170,10 +170,11 @@ def fit(
 ) -> Fit:
     """Maximum-likelihood fit of ``y ~ x`` (``x`` with its intercept column) with the random
     effects of ``factors``; L-BFGS-B and SLSQP over the entries of each factor's ``T``
-    (diagonals >= 0, so a variance may sit at zero), from independent unit variances and
-    also from ``start`` (e.g. a larger model's ``theta``) when given; the highest likelihood
-    found is kept. A likelihood surface can have local optima: a reduced model stopped at
-    one overstates a likelihood-ratio statistic (RAW-C's 207.11, docs/dashboards.md).
+    (diagonals >= 0, so a variance may sit at zero), from ``start`` (e.g. a larger model's
+    ``theta``) or else from independent unit variances; the higher likelihood is kept. A
+    likelihood surface can have local optima: a reduced model stopped at one overstates a
+    likelihood-ratio statistic (RAW-C's 207.11, docs/dashboards.md), which is why
+    ``analyses_rawc_mixed`` starts a reduced model where the full one ended.
     BLAS runs on one thread: OpenBLAS's threads spin-wait on a busy machine, which made each
     Cholesky step ten times slower there."""
     from threadpoolctl import threadpool_limits
@@ -185,10 +186,10 @@ def fit(
     if np.linalg.matrix_rank(x) < x.shape[1]:
         raise ValueError("the fixed-effects design is rank deficient")
     first, bounds = _theta_start(factors)
-    starts = [first] if start is None else [np.asarray(start, dtype=float), first]
+    origin = first if start is None else np.asarray(start, dtype=float)
     with threadpool_limits(limits=1, user_api="blas"):
         profile = _Profile(values, x, factors)
-        result = min((_optimum(profile, s, bounds) for s in starts), key=lambda r: r.fun)
+        result = _optimum(profile, origin, bounds)
         deviance, beta, sigma2 = profile.solve(result.x)
     return Fit(-deviance / 2.0, beta, sigma2, result.x, bool(result.success))
 

@@ -4,7 +4,7 @@ each relatedness split's pairs and the scope's ratings, each next to the paper's
 Mean relatedness is recomputed from the ratings in scope (as the relatedness page does), so
 a study's own judgments give its own figures. The results are cached by the exact input
 (pairs and ratings), since the leave-one-out classifiers and the mixed models take seconds.
-The judgment-level mixed models (section 5.2) take longer still (about 20 s on the full
+The judgment-level mixed models (section 5.2) take longer still (about 40 s on the full
 import on a busy 2-core machine), so they are fitted when the page is asked for them
 (``?judgment_models=1``) and shown from the cache afterwards.
 """
