@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import Count, F, FloatField, Func, Q, QuerySet
+from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Value, When
 
 from ambisite.arrays import flat_array
 from annotations import metrics
 from annotations.metrics_annotators import spearman_per_unit
-from annotations.models import Rater, RaterExclusion, Rating
+from annotations.models import Rater, RaterExclusion, Rating, decided_ratings
 
 from .selectors import codes
 
@@ -61,22 +61,28 @@ class Seconds(Func):
 
 
 def _fetch(ratings: QuerySet[Rating]):
+    """One query: the table of the decided ratings (the statistics' input: "cannot decide"
+    is no point on the scale), every rater's id and, per rating (decided or not), its
+    rater's code and seconds."""
+    decided = Case(When(decided_ratings(), then=Value(1)), default=Value(0))
     qs = (
         ratings.order_by()
-        .annotate(took=Seconds(F("created_at"), F("started_at")))
-        .values_list("sample_id", "rater_id", "score", "took")
+        .annotate(took=Seconds(F("created_at"), F("started_at")), decided=decided)
+        .values_list("sample_id", "rater_id", "score", "took", "decided")
     )
-    rows = flat_array(qs, 4, dtype=float)
+    rows = flat_array(qs, 5, dtype=float)
     ints = rows[:, :3].astype(np.int64)
-    samples = codes(ints[:, 0])
     rater_ids, rater_code = metrics.compact(ints[:, 1])
+    rater_code = rater_code.astype(np.int64)
+    keep = rows[:, 4] == 1
+    samples = codes(ints[keep, 0])
     table = metrics.RatingTable(
         sample=samples,
-        rater=rater_code.astype(np.int64),
-        score=ints[:, 2].astype(float),
+        rater=rater_code[keep],
+        score=ints[keep, 2].astype(float),
         setup=samples,  # no bootstrap here: setups are not needed
     )
-    return table, rater_ids, rows[:, 3]
+    return table, rater_ids, rater_code, rows[:, 3]
 
 
 def _per_rater(table: metrics.RatingTable, n: int) -> dict[str, np.ndarray]:
@@ -159,10 +165,12 @@ class RaterRows:
     rows and looks up their names and study participation (2 queries per page)."""
 
     def __init__(self, ratings: QuerySet[Rating]):
-        table, self.rater_ids, seconds = _fetch(ratings)
+        table, self.rater_ids, every_rater, seconds = _fetch(ratings)
         n = len(self.rater_ids)
         self.stats = _per_rater(table, n) if n else {}
-        self.medians = _medians(table.rater, seconds, n) if n else np.zeros(0)
+        if n:  # "cannot decide" answers are items too, just not points for the statistics
+            self.stats["items"] = np.bincount(every_rater, minlength=n)
+        self.medians = _medians(every_rater, seconds, n) if n else np.zeros(0)
         flags = _flag_counts(self.stats, self.medians) if n else np.zeros(0, int)
         self.order = np.lexsort((self.rater_ids, -flags))
         self.n_flagged = int((flags > 0).sum())

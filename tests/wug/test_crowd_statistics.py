@@ -10,6 +10,7 @@ import pytest
 
 from annotations.kinds import is_decided
 from annotations.models import Rating, Sample
+from dashboards.annotators import rater_rows
 from dashboards.figures import agreement_for
 from dashboards.forms import sample_filter
 from dashboards.items import rows_for
@@ -84,3 +85,30 @@ def test_adaptive_intervals_leave_cannot_decide_out(judged):
     states = [s for s in _growth_states(judged) if s.scores]
     assert len(states) == 3
     assert all(sorted(s.scores) == [2, 4] for s in states)
+
+
+def test_the_annotators_table_counts_cannot_decide_but_compares_only_decided_scores(judged):
+    ratings = Rating.objects.filter(sample__studies=judged, sample__use_pair__isnull=False)
+    rows = rater_rows(ratings)
+    by_mean = {}
+    for row in rows[0 : len(rows)]:
+        scores = set(ratings.filter(rater_id=row.rater_id).values_list("score", flat=True))
+        by_mean[scores.pop()] = row
+    assert all(row.items == 3 for row in by_mean.values())  # 0s are items too
+    assert by_mean[0].compared == 0 and by_mean[0].leniency is None
+    # 4 against the others' decided mean (2), not against (0 + 2) / 2
+    assert by_mean[4].leniency == 2.0 and by_mean[2].leniency == -2.0
+
+
+def test_the_annotators_table_lists_a_rater_who_never_decides():
+    crowd = crowd_study_create(
+        words=[small_word()], title="Planes", slug="planes", pairs_per_round=3,
+        judgments_per_pair=1, pairs_per_participant=3, gold_pairs_total=1,
+        gold_per_participant=1,
+    )  # fmt: skip
+    study = services.study_open(study=crowd.study)
+    participant = arrive(study, 1)
+    _answer_all(participant, 0)
+    rows = rater_rows(Rating.objects.filter(sample__use_pair__isnull=False))
+    (row,) = rows[0:1]
+    assert row.rater_id == participant.rater_id and row.items == 3 and row.compared == 0
