@@ -234,6 +234,32 @@ def test_redis_holds_the_figures_and_a_write_still_shows_at_once(
         redis.kill()
 
 
+def test_an_exclusion_by_the_attention_threshold_shows_at_once(researcher_client):
+    from studies.models import AttentionAnswer, Slot
+    from studies.selectors import batch_items
+
+    study = open_study(2, per_participant=2, ratings=2, checks=1)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    check = participant.attention_answers.get()
+    last = Slot.objects.filter(participant=participant).order_by("-position").first()
+    if last.position > check.position:  # the check last, the samples first
+        Slot.objects.filter(pk=last.pk).update(position=check.position)
+        AttentionAnswer.objects.filter(pk=check.pk).update(position=last.position)
+        check.refresh_from_db()
+    for item in batch_items(participant):
+        if item.position != check.position:
+            services.item_save(
+                participant=participant, position=item.position, answer=services.Answer(score=3)
+            )
+    assert n_ratings(researcher_client, "&study=demo") == 2  # now cached
+    wrong = (check.question.expected + 2) % 5 + 1
+    services.item_save(
+        participant=participant, position=check.position, answer=services.Answer(score=wrong)
+    )  # studies.exclusions.attention_check_graded -> participant_exclude
+    assert n_ratings(researcher_client, "&study=demo") == 0
+
+
 # --- the pages of several kinds -----------------------------------------------------------------
 
 
