@@ -19,7 +19,7 @@ from predictions.models import ModelRun
 from . import leaderboard
 from .cache import cached
 from .forms import SampleFilterForm, sample_filter
-from .selectors import finished_runs, labels_by_sample, predictions_by_run, sample_stats
+from .selectors import labels_by_sample, predictions_by_run, sample_stats
 
 LABELS = [1, 2, 3, 4, 5]  # the leaderboard's rounded plausibility labels
 MAX_POINTS = 3000  # a scatter of more points tells no more and slows the browser
@@ -159,7 +159,7 @@ class LabelDistribution(Chart):
 
     def data(self, form: SampleFilterForm, params) -> dict:
         part = params.get("part") if params.get("part") in ("open", "ended") else "all"
-        runs = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
+        runs = leaderboard.scope_runs_data(form)
         dists = [(d.run, leaderboard.distributions(d)) for d in runs if d.labels]
         series = [{"name": run.name, "values": _percent(d[f"model_{part}"])} for run, d in dists]
         if dists:  # the humans of the first run's split

@@ -19,8 +19,10 @@ from predictions.evaluation import Score
 from predictions.models import ModelRun, Prediction
 
 from . import run_statistics
+from .cache import cached
+from .forms import SampleFilterForm
 from .run_statistics import PairedComparison, replicates
-from .selectors import SCALE, lookup, sample_counts, sample_frame
+from .selectors import SCALE, finished_runs, lookup, sample_counts, sample_frame
 
 
 @dataclass
@@ -77,6 +79,15 @@ def runs_data(runs: list[ModelRun], *, ratings: RatingQuerySet | None = None) ->
             )
         )
     return out
+
+
+def scope_runs_data(form: SampleFilterForm) -> list[RunData]:
+    """Every finished run's :class:`RunData` on the form's scope and filters: the costly
+    part of the leaderboard (its four queries over the scope's ratings, samples and
+    predictions), cached once per scope version and shared by the leaderboard page, its
+    paired comparison, its intervals and the label-distribution chart, so that after a
+    write only the first of them builds the arrays."""
+    return cached("runs-data", form, lambda: runs_data(finished_runs(), ratings=form.ratings()))
 
 
 def distributions(data: RunData) -> dict[str, list[float]]:

@@ -24,7 +24,6 @@ from .cache import cached, cached_every_kind
 from .charts import CHARTS, kind_scale
 from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, SampleFilterForm, sample_filter
-from .selectors import finished_runs
 
 
 def _clean(value):
@@ -111,7 +110,7 @@ def setup_view(request, setup_id: int):
 def _leaderboard(form: SampleFilterForm, a_id: str, b_id: str) -> dict:
     """The leaderboard's figures: every finished run scored on the scope, and runs ``a_id``
     and ``b_id`` compared when both are among them."""
-    data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
+    data = leaderboard.scope_runs_data(form)
     by_id = {str(d.run.id): d for d in data}
     a, b = by_id.get(a_id), by_id.get(b_id)
     return {
@@ -144,7 +143,7 @@ def leaderboard_json(request):
     n_boot = bounded_int(request.GET.get("boot"), N_BOOT, 10, 5000)
 
     def compute() -> dict:
-        data = leaderboard.runs_data(finished_runs(), ratings=form.ratings())
+        data = leaderboard.scope_runs_data(form)
         return {str(k): v for k, v in leaderboard.intervals(data, n_boot=n_boot).items()}
 
     found = cached("leaderboard.json", form, compute, boot=n_boot)

@@ -96,6 +96,30 @@ def test_the_item_explorer_pages_and_sorts_from_the_cache(
         assert ids == [row.sample.pk for row in first.context["rows"]] and ids
 
 
+def _reads(queries, table: str) -> bool:
+    return any(table in q["sql"] for q in queries.captured_queries)
+
+
+def test_the_leaderboard_pages_share_one_build_of_the_runs_arrays(researcher_client, scored):
+    """The leaderboard builds every run's arrays once per scope version; its intervals and
+    the label-distribution chart reuse them (no query of ratings or predictions), until a
+    write to the scope makes the next of them build the arrays again."""
+    _, (p1, _) = scored
+    assert researcher_client.get("/dashboards/leaderboard/").status_code == 200
+    with CaptureQueriesContext(connection) as shared:
+        intervals = researcher_client.get("/dashboards/leaderboard/intervals.json?boot=10")
+        chart = researcher_client.get("/dashboards/charts/label-distribution.json")
+    assert intervals.status_code == chart.status_code == 200
+    assert intervals.json()["runs"] and chart.json()["series"]
+    assert not _reads(shared, "annotations_rating")
+    assert not _reads(shared, "predictions_prediction")
+    rater_exclude(rater=p1, source="manual", reason="test")
+    with CaptureQueriesContext(connection) as after_write:
+        researcher_client.get("/dashboards/leaderboard/intervals.json?boot=10")
+    assert _reads(after_write, "annotations_rating")
+    assert _reads(after_write, "predictions_prediction")
+
+
 # --- every kind of write shows at once --------------------------------------------------------
 
 
