@@ -12,9 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
-from django.db.models import Exists, F, OuterRef
+from django.db.models import CharField, Exists, F, OuterRef, Value
+from django.db.models.functions import Coalesce
 
 from .models import RaterExclusion, Rating, RatingQuerySet
 
@@ -28,6 +30,7 @@ _FIELDS = (
     ("rater", "rater__pseudonym"),
     ("rater_kind", "rater__kind"),
     ("rater_excluded", "rater_excluded"),
+    ("group", "rater_group"),  # the rater's group (a fixed list: "<study>:<list>") or ""
     ("task_kind", "kind"),
     ("score", "score"),
     ("nonsensical", "nonsensical"),
@@ -41,6 +44,23 @@ _FIELDS = (
 )
 COLUMNS = tuple(column for column, _ in _FIELDS)
 _SOURCES = tuple(source for _, source in _FIELDS)
+
+# Studies live above this app, so the rater's group comes from an expression on Rating that
+# the studies app registers at start-up (``register_group``; the agreement page's groups).
+_group_sources: list[Callable[[], Any]] = []
+
+
+def register_group(source: Callable[[], Any]) -> None:
+    """Called by the studies app at start-up: ``source()`` is an expression on ``Rating``
+    naming the rater's group as text (NULL: none)."""
+    if source not in _group_sources:
+        _group_sources.append(source)
+
+
+def _group() -> Any:
+    if not _group_sources:
+        return Value("")
+    return Coalesce(_group_sources[0](), Value(""), output_field=CharField())
 
 
 def ratings_for_export(
@@ -60,7 +80,9 @@ def ordered_for_export(ratings: RatingQuerySet) -> RatingQuerySet:
     active = RaterExclusion.objects.filter(rater=OuterRef("rater_id"), revoked_at__isnull=True)
     current = Rating.objects.current().filter(pk=OuterRef("pk"))
     # Study ratings have no position: last in every database (SQLite sorts NULL first).
-    ratings = ratings.annotate(rater_excluded=Exists(active), outdated=~Exists(current))
+    ratings = ratings.annotate(
+        rater_excluded=Exists(active), outdated=~Exists(current), rater_group=_group()
+    )
     return ratings.order_by(
         "sample__split_id", "sample__position", F("position").asc(nulls_last=True), "id"
     )

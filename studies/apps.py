@@ -6,12 +6,14 @@ class StudiesConfig(AppConfig):
     verbose_name = "Crowd studies"
 
     def ready(self) -> None:
+        from annotations.rating_exports import register_group
         from annotations.scope import register_study_finder
 
         from . import activities
-        from .scope import find_study
+        from .scope import find_study, rating_group
 
         register_study_finder(find_study)
+        register_group(rating_group)
         activities.register(activities.RATING)
         _register_kind_pages()
 

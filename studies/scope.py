@@ -3,10 +3,12 @@ parameter names and which ratings and samples are its own."""
 
 from __future__ import annotations
 
-from django.db.models import Q
+from django.db.models import CharField, F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Cast, Concat
 
 from annotations.scope import ScopeStudy
 
+from .list_models import ListSlot
 from .models import Study
 from .shown_texts import current_in_study
 
@@ -34,3 +36,12 @@ def find_study(value: str) -> ScopeStudy | None:
         samples=Q(studies=study.pk),
         current=current_in_study(study.pk),
     )
+
+
+def rating_group() -> Subquery:
+    """On ``Rating``: the rater's fixed list as ``<study slug>:<list number>`` (the group the
+    agreement page takes them in, ``studies.lists``), NULL for a rater holding no list place;
+    the ratings exports' ``group`` column (``annotations.rating_exports.register_group``)."""
+    name = Concat(F("study__slug"), Value(":"), Cast("list__number", CharField()))
+    places = ListSlot.objects.filter(participant__rater_id=OuterRef("rater_id"))
+    return Subquery(places.annotate(name=name).values("name")[:1], output_field=CharField())

@@ -175,3 +175,39 @@ def test_the_attention_threshold_excludes_and_the_list_place_is_offered_again_wh
     assert spare.number > place.number
     assert not Slot.objects.filter(participant=participant).exclude(status="void").exists()
     assert Rating.objects.valid().filter(rater=participant.rater).count() == 0
+
+
+def test_the_ratings_exports_name_each_list_participants_group(researcher_client):
+    import csv
+    import io
+    import json
+
+    study = services.study_open(study=_list_study(TaskKind.RELATEDNESS, rawc_samples()))
+    for n in (1, 2, 3):
+        participant = services.participant_arrive(study=study, pid=pid(n))
+        qualify(participant)
+        rate_all(participant)
+    groups = {
+        p.rater.pseudonym: f"lists:{p.list_slot.list.number}"
+        for p in Participant.objects.filter(study=study)
+    }
+    assert len(set(groups.values())) == 2  # two places of list 1, one of list 2
+    query = {"study": study.slug}
+    response = researcher_client.get("/api/v1/exports/ratings.csv", query)
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert len(rows) == 12 and {r["rater"]: r["group"] for r in rows} == groups
+    response = researcher_client.get("/api/v1/exports/ratings.jsonl", query)
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert {json.loads(x)["rater"]: json.loads(x)["group"] for x in lines} == groups
+    per_sample = services.study_open(
+        study=services.study_create(
+            title="no lists", slug="no-lists", task_kind=TaskKind.RELATEDNESS,
+            samples=list(study.samples.all()), ratings_per_sample=1, samples_per_participant=4,
+        )
+    )  # fmt: skip
+    other = services.participant_arrive(study=per_sample, pid=pid(9))
+    qualify(other)
+    rate_all(other)
+    response = researcher_client.get("/api/v1/exports/ratings.csv", {"study": "no-lists"})
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows and {r["group"] for r in rows} == {""}
