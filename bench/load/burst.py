@@ -76,7 +76,9 @@ def line(name: str, n: int, within: float, r: dict) -> str:
     link = b["link_to_first_ms"]
     a = r["arrivals"]
     return (
-        f"burst {name} {n} in {within:g} s | link to first item p50 {link['p50']} "
+        f"burst {name} {n} in {within:g} s"
+        + (f", {r['think_s']:g} s per item" if r.get("think_s") else "")
+        + f" | link to first item p50 {link['p50']} "
         f"p95 {link['p95']} max {link['max']} ms | arrivals {a['accepted']}/{a['refused']}/"
         f"{a['errored']} | errors {b['errors']} | finished {r['finished']} | quotas "
         f"{b['quotas']} | CPU per arrival web {b['web_ms_per_arrival']} PG "

@@ -256,7 +256,12 @@ class Stats:
             self.errors.append(message)
 
 
-async def participant(session, base: str, n: int, profile: Profile, stats: Stats) -> None:
+async def participant(
+    session, base: str, n: int, profile: Profile, stats: Stats, think: float = 0.0
+) -> None:
+    """One participant's walk: the arrival link, every form up to the first item, then each
+    item rated (after ``think`` s on its page: a person reading; 0, the stress figure) until
+    the completion page."""
     browser = Browser(session, stats)
     accepted = False
     linked = step = time.perf_counter()
@@ -291,6 +296,8 @@ async def participant(session, base: str, n: int, profile: Profile, stats: Stats
                     stats.past_arrival += 1
                     stats.arrived.append(time.perf_counter())
                     stats.link_to_first.append(stats.arrived[-1] - linked)
+                if think:
+                    await asyncio.sleep(think)
                 t0 = time.perf_counter()
                 page = await profile.rate(browser, page)
                 t1 = time.perf_counter()
@@ -327,10 +334,12 @@ async def run(
     timeout: float,
     within: float = 0.0,
     on_arrivals=None,
+    think: float = 0.0,
 ) -> Stats:
     """All participants, each in its own browser, arriving together or spread evenly over
     ``within`` s (``start_delays``); stops after ``timeout`` s. ``on_arrivals()`` is called
-    once, as soon as every participant is past its arrival (the burst's CPU split)."""
+    once, as soon as every participant is past its arrival (the burst's CPU split). ``think``:
+    seconds each participant spends on an item's page before answering it."""
     import aiohttp
 
     stats = Stats(started=time.perf_counter())
@@ -347,7 +356,7 @@ async def run(
         async with aiohttp.ClientSession(
             cookie_jar=jar, connector=connector, timeout=client_timeout
         ) as session:
-            await participant(session, base, n, profile, stats)
+            await participant(session, base, n, profile, stats, think)
 
     async def watch() -> None:
         while stats.past_arrival < participants:

@@ -3,7 +3,8 @@
 For each participant count (default 50, 200 and 1.2x the study's capacity), AmbiSite and then
 Potato get a fresh study of the same AmbiStory samples and the same browsers (see
 generator.py): Prolific arrival link, every form and redirect followed, scripts and
-stylesheets fetched once per participant, no think time. Printed per run: sustained rated
+stylesheets fetched once per participant, no think time (`--think S`: S seconds on each item
+before its answer, a person reading). Printed per run: sustained rated
 items/s (between the 10th and 90th percentile of rating completion times), rating pair
 latency p50/p95/p99, arrivals accepted/refused/errored, HTTP errors, CPU seconds of the web
 server, of PostgreSQL and of the generator (and of everything else on the machine, to show
@@ -155,7 +156,15 @@ def drive(base: str, first_url: str, profile, participants: int, args, meter: Me
     meter.start()
     within = getattr(args, "within_now", 0.0)
     stats = asyncio.run(
-        generator.run(base, profile, participants, args.timeout, within, meter.mark_arrivals)
+        generator.run(
+            base,
+            profile,
+            participants,
+            args.timeout,
+            within,
+            meter.mark_arrivals,
+            think=getattr(args, "think", 0.0),
+        )
     )
     return stats, meter.stop()
 
@@ -304,6 +313,13 @@ def main() -> None:
     )
     parser.add_argument("--within", type=float, default=10.0, help="the burst's seconds")
     parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="seconds each participant spends on an item before answering it (default 0: no"
+        " think time, the stress figure; a person reading a story takes longer)",
+    )
+    parser.add_argument(
         "--sizes",
         default="3x4",
         help="AmbiSite's gunicorn workers x threads, one run each (the repo's config: 3x4)",
@@ -388,6 +404,7 @@ def main() -> None:
                     print(line(name, n, r), flush=True)
                     if within:
                         r["within_s"], r["burst"] = within, burst.summary(r)
+                        r["think_s"] = args.think
                         print(burst.line(name, n, within, r), flush=True)
     finally:
         if "ambisite" in tools:

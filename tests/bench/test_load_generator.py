@@ -145,3 +145,27 @@ def test_a_burst_lets_the_participants_in_over_its_seconds(live_server):
     assert stats.errors == [] and (stats.accepted, stats.finished) == (2, 2)
     assert marks == [1] and stats.past_arrival == 2
     assert stats.arrivals_done - stats.started >= 1.0  # the second left 1 s after the first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_think_time_is_spent_on_each_item_before_its_answer(live_server):
+    """With --think 0.3 a participant's 5 items (4 samples, 1 check) take at least 1.5 s from
+    the first item to the end, the pause is not in the rating pair's latency, and no item's
+    answer is lost."""
+    import time
+
+    from studies.models import CheckQuestion
+    from tests.studies.helpers import open_study
+
+    open_study(4, per_participant=4, ratings=1, checks=1, slug=tool_ambisite.SLUG)
+    CheckQuestion.objects.update(tolerance=4)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        profile = tool_ambisite.AmbiSiteProfile("script")
+        walk = generator.run(live_server.url, profile, 1, 20, think=0.3)
+        stats = pool.submit(asyncio.run, walk).result()
+        ended = time.perf_counter()
+    assert stats.errors == [] and (stats.accepted, stats.finished) == (1, 1)
+    assert len(stats.pairs) == 5
+    assert ended - stats.arrived[0] >= 5 * 0.3
+    gaps = [b[1] - a[1] for a, b in zip(stats.pairs, stats.pairs[1:])]
+    assert all(gap >= 0.3 for gap in gaps)  # each answer waited its think time
