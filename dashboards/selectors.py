@@ -25,6 +25,7 @@ from annotations.metrics import RatingTable, compact, dot
 from annotations.models import GRADED_KINDS, Rater, Rating, Sample, decided_ratings, score_range
 from predictions.models import ModelRun, Prediction
 from studies.models import ListSlot
+from studies.scope import list_name
 
 OPEN_FLAG = Case(
     When(story__ending="", then=Value(1)), default=Value(0), output_field=IntegerField()
@@ -69,13 +70,15 @@ def rating_table(
 def rater_lists(ratings: QuerySet[Rating]) -> tuple[dict[int, int], dict[int, str]]:
     """One query: the list of each rater of ``ratings`` who took a place in a list-design
     study (``studies.lists``), and each such list's name ("study-slug list 3")."""
-    rows = ListSlot.objects.filter(
-        participant__rater_id__in=ratings.order_by().values("rater_id")
-    ).values_list("participant__rater_id", "list_id", "study__slug", "list__number")
+    rows = (
+        ListSlot.objects.filter(participant__rater_id__in=ratings.order_by().values("rater_id"))
+        .annotate(name=list_name())
+        .values_list("participant__rater_id", "list_id", "name")
+    )
     of_rater, names = {}, {}
-    for rater_id, list_id, slug, number in rows:
+    for rater_id, list_id, name in rows:
         of_rater[rater_id] = list_id
-        names[list_id] = f"{slug} list {number}"
+        names[list_id] = name
     return of_rater, names
 
 

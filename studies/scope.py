@@ -38,10 +38,16 @@ def find_study(value: str) -> ScopeStudy | None:
     )
 
 
+def list_name() -> Concat:
+    """On ``ListSlot``: its list's name, ``<study slug> list <number>``, as the agreement
+    page's groups and the ratings exports' ``group`` column write it."""
+    number = Cast("list__number", CharField())
+    return Concat(F("study__slug"), Value(" list "), number, output_field=CharField())
+
+
 def rating_group() -> Subquery:
-    """On ``Rating``: the rater's fixed list as ``<study slug>:<list number>`` (the group the
+    """On ``Rating``: the name of the rater's fixed list (``list_name``: the group the
     agreement page takes them in, ``studies.lists``), NULL for a rater holding no list place;
     the ratings exports' ``group`` column (``annotations.rating_exports.register_group``)."""
-    name = Concat(F("study__slug"), Value(":"), Cast("list__number", CharField()))
     places = ListSlot.objects.filter(participant__rater_id=OuterRef("rater_id"))
-    return Subquery(places.annotate(name=name).values("name")[:1], output_field=CharField())
+    return Subquery(places.annotate(name=list_name()).values("name")[:1], output_field=CharField())

@@ -188,7 +188,7 @@ def test_the_ratings_exports_name_each_list_participants_group(researcher_client
         qualify(participant)
         rate_all(participant)
     groups = {
-        p.rater.pseudonym: f"lists:{p.list_slot.list.number}"
+        p.rater.pseudonym: f"lists list {p.list_slot.list.number}"
         for p in Participant.objects.filter(study=study)
     }
     assert len(set(groups.values())) == 2  # two places of list 1, one of list 2
