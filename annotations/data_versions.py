@@ -3,8 +3,10 @@ transaction, so that a figure cached under its scope's version (``dashboards.cac
 never served once its inputs changed, in any process, whichever cache backend holds it.
 
 A row counts the changes of one task kind's split (``split_id``), of the whole kind
-(``split_id`` 0: text corrections, runs, study samples) or of every kind (kind "": a
-rater's exclusion or inclusion). A scope's version (:func:`data_version`) is the sum of the
+(``split_id`` 0: text corrections, study samples), of every kind (kind "": a rater's
+exclusion or inclusion) or of the model runs (kind :data:`RUNS`: read only by the pages
+that list or score runs, so a finished run leaves the agreement, annotator, ending and
+rating-chart figures cached). A scope's version (:func:`data_version`) is the sum of the
 rows it depends on; rows are never deleted (``split_id`` is no foreign key), so the sum only
 grows. Each bump also draws a new random ``stamp``, part of the version too: a database
 restored from a backup (or a test's rolled-back transaction) counts up again through the
@@ -30,6 +32,9 @@ from django.db import connection, models
 
 SHARDS = 16
 EVERY_KIND = ""
+# the rows of model runs' changes (a run finished, derived or imported: scored), for every
+# kind: read only by a scope whose figures list or score runs (``runs=True``)
+RUNS = "~runs"
 WHOLE_KIND = 0  # split_id of a row that counts for every split of its kind
 
 
@@ -83,23 +88,24 @@ def data_changed(*, kind: str, split_ids: Iterable[int] = (), shard: int = 0) ->
             cursor.execute(bump_sql(), [kind, split_id, shard % SHARDS, new_stamp()])
 
 
-def data_version(*, kind: str | None, split_ids: Iterable[int] = ()) -> str:
+def data_version(*, kind: str | None, split_ids: Iterable[int] = (), runs: bool = True) -> str:
     """The version of ``kind``'s data in these splits (none given: every split; kind None:
-    every kind's data): it changes whenever a write recorded by :func:`data_changed` can
-    change a figure of that scope (one query)."""
+    every kind's data), with the model runs' changes (:data:`RUNS`) when ``runs``: it changes
+    whenever a write recorded by :func:`data_changed` can change a figure of that scope that
+    reads those inputs (one query)."""
     ids = sorted(set(split_ids))
     sql = f"SELECT COALESCE(SUM(n), 0), COALESCE(SUM(stamp), 0) FROM {_table()}"
-    rows: list[str] = []  # what a row must match (all of it), besides the every-kind rows
-    params: list[str | int] = []
-    if kind is not None:
-        rows.append("kind = %s")
-        params.append(kind)
+    # what a row must match (all of it), besides the every-kind rows (and the runs' rows)
+    rows = ["kind = %s" if kind is not None else "kind <> %s"]
+    params: list[str | int] = [kind if kind is not None else RUNS]
     if ids:  # split ids are unique across kinds
         rows.append(f"split_id IN ({', '.join(['%s'] * (len(ids) + 1))})")
         params += [WHOLE_KIND, *ids]
-    if rows:
-        sql += f" WHERE kind = %s OR ({' AND '.join(rows)})"
-        params.insert(0, EVERY_KIND)
+    sql += f" WHERE kind = %s OR ({' AND '.join(rows)})"
+    params.insert(0, EVERY_KIND)
+    if runs:
+        sql += " OR kind = %s"
+        params.append(RUNS)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         n, stamps = cursor.fetchone()

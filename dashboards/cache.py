@@ -31,23 +31,24 @@ T = TypeVar("T")
 _MISSING = object()
 # a failing cache: Redis down, timing out or refusing a value (the memory cache never fails)
 CACHE_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError)
-# a request's form -> its scope's versions (by kind: the form's, or None for every kind), read
-# once however many values the page caches
-_versions: weakref.WeakKeyDictionary[SampleFilterForm, dict[str | None, str]] = (
+# a request's form -> its scope's versions (by kind: the form's, or None for every kind; and
+# whether with the runs' changes), read once however many values the page caches
+_versions: weakref.WeakKeyDictionary[SampleFilterForm, dict[tuple[str | None, bool], str]] = (
     weakref.WeakKeyDictionary()
 )
 
 
-def scope_version(form: SampleFilterForm, *, every_kind: bool = False) -> str:
+def scope_version(form: SampleFilterForm, *, every_kind: bool = False, runs: bool = True) -> str:
     """The data version of the form's scope: its kind's, in its splits (every split when
     the scope names none); with ``every_kind`` every kind's, in those splits (a page that
-    shows several kinds). Read once per form, i.e. once per request."""
+    shows several kinds); with ``runs`` (a figure that lists or scores model runs) also the
+    runs' changes. Read once per form and inputs, i.e. once per request."""
     known = _versions.setdefault(form, {})
-    kind = None if every_kind else form.task_kind
-    if kind not in known:
+    key = (None if every_kind else form.task_kind, runs)
+    if key not in known:
         splits = [s.pk for s in form.rating_scope.splits]
-        known[kind] = data_version(kind=kind, split_ids=splits)
-    return known[kind]
+        known[key] = data_version(kind=key[0], split_ids=splits, runs=runs)
+    return known[key]
 
 
 def cache_key(name: str, form: SampleFilterForm, version: str, params: dict) -> str:
@@ -63,11 +64,20 @@ def _alias() -> str:
     return alias if alias in settings.CACHES else "default"
 
 
-def cached(name: str, form: SampleFilterForm, compute: Callable[[], T], **params: object) -> T:
+def cached(
+    name: str,
+    form: SampleFilterForm,
+    compute: Callable[[], T],
+    *,
+    reads_runs: bool = True,
+    **params: object,
+) -> T:
     """``compute()``'s value for this page (``name``), scope and filters (``form``) and page
     parameters (``params``: everything else the value depends on), from the cache when the
-    scope's data has not changed since it was stored."""
-    return _cached(cache_key(name, form, scope_version(form), params), name, compute)
+    scope's data has not changed since it was stored. ``reads_runs=False`` only for a value
+    that reads no model run or prediction: a finished run then leaves it cached."""
+    version = scope_version(form, runs=reads_runs)
+    return _cached(cache_key(name, form, version, params), name, compute)
 
 
 def cached_every_kind(

@@ -30,6 +30,7 @@ class Chart:
     title = ""
     kind = "bar"
     params: tuple[str, ...] = ()  # the chart's own query parameters, besides the scope's
+    reads_runs = True  # False only for a chart that reads no model run or prediction
 
     def data(self, form: SampleFilterForm, params) -> dict:  # pragma: no cover - the contract
         raise NotImplementedError
@@ -39,7 +40,13 @@ class Chart:
         bad value is a ``BadRequest`` (400) naming it."""
         form = sample_filter(params, known=self.params)
         own = {name: str(params.get(name, "")) for name in self.params}
-        found = cached(f"chart-{self.slug}", form, lambda: self.data(form, params), **own)
+        found = cached(
+            f"chart-{self.slug}",
+            form,
+            lambda: self.data(form, params),
+            reads_runs=self.reads_runs,
+            **own,
+        )
         head = {"slug": self.slug, "title": self.title, "kind": self.kind}
         return {**head, **found, "scope": form.rating_scope.describe()}
 
@@ -95,6 +102,7 @@ def score_histogram(rows: Iterable[tuple[int, bool, int]], kind: str) -> dict:
 
 class RatingHistogram(Chart):
     slug, title = "rating-histogram", "Ratings by score"
+    reads_runs = False
 
     def data(self, form: SampleFilterForm, params) -> dict:
         is_open = ExpressionWrapper(Q(sample__story__ending=""), output_field=BooleanField())
@@ -111,6 +119,7 @@ class RatingHistogram(Chart):
 
 class HomonymSD(Chart):
     slug, title = "homonym-sd", "Mean SD of the ratings per homonym (highest 25)"
+    reads_runs = False
 
     def data(self, form: SampleFilterForm, params) -> dict:
         stats = sample_stats(
@@ -169,6 +178,7 @@ class LabelDistribution(Chart):
 
 class SetupHistograms(Chart):
     slug, title = "setup-histograms", "Ratings per cell of a setup"
+    reads_runs = False
     params = ("setup",)
 
     def data(self, form: SampleFilterForm, params) -> dict:

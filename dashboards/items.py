@@ -96,15 +96,18 @@ def explorer_page(
     samples. Orders by a statistic are found in numpy from per-sample score counts. The
     order and each page's rows are cached (``dashboards.cache``)."""
     run_id = error_run.pk if sort == "error" and error_run is not None else None
-    key = {"sort": sort if sort in STAT_SORTS or run_id else "", "run": run_id}
-    order = cached("items-order", form, lambda: _order(form, sort, error_run), **key)
+    sort_key = sort if sort in STAT_SORTS or run_id else ""
+    order = cached(
+        "items-order", form, lambda: _order(form, sort, error_run), sort=sort_key, run=run_id
+    )
     page_obj = Paginator(order, PER_PAGE).get_page(page)
     ids = list(page_obj.object_list)
     rows, runs = cached(
         "items-rows",
         form,
         lambda: _page_rows(form, ids, error_run if run_id else None),
-        **key,
+        sort=sort_key,
+        run=run_id,
         page=page_obj.number,
     )
     return page_obj, rows, runs

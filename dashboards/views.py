@@ -48,7 +48,12 @@ def _query_without_page(request) -> str:
 def agreement(request):
     form = sample_filter(request.GET)
     scale = kind_scale(form.task_kind)
-    found = cached("agreement", form, lambda: {**agreement_for(form), "scope": form.scope()})
+    found = cached(
+        "agreement",
+        form,
+        lambda: {**agreement_for(form), "scope": form.scope()},
+        reads_runs=False,
+    )
     context = {"form": form, "query": form.query_string(), "scale": scale, **found}
     return render(request, "dashboards/agreement.html", {**context, "tab": "agreement"})
 
@@ -62,6 +67,7 @@ def agreement_json(request):
         "agreement.json",
         form,
         lambda: agreement_for(form, n_boot=n_boot, seed=seed),
+        reads_runs=False,
         boot=n_boot,
         seed=seed,
     )
@@ -84,7 +90,7 @@ def item_explorer(request):
         "runs": runs,
         "sort": sort,
         "error_run": error_run,
-        "scope": cached("scope", form, form.scope),
+        "scope": cached("scope", form, form.scope, reads_runs=False),
         "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
         "query": _query_without_page(request),
     }
@@ -174,6 +180,7 @@ def ending_effects(request):
         "endings",
         form,
         lambda: (endings.ending_effects(form.samples(), ratings=form.ratings()), form.scope()),
+        reads_runs=False,
     )
     paginator = Paginator(effects, 50)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))
@@ -191,7 +198,10 @@ def ending_effects(request):
 def annotator_quality(request):
     form = sample_filter(request.GET, known=("page",))
     rows, scope = cached(
-        "annotators", form, lambda: (annotators.rater_rows(form.ratings()), form.scope())
+        "annotators",
+        form,
+        lambda: (annotators.rater_rows(form.ratings()), form.scope()),
+        reads_runs=False,
     )
     paginator = Paginator(rows, 100)  # type: ignore[arg-type,var-annotated]
     page = paginator.get_page(request.GET.get("page"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.data_versions import EVERY_KIND, data_changed
+from annotations.data_versions import RUNS, data_changed
 from annotations.models import Rating, Sample, SenseCandidate, TaskKind
 from predictions.evaluation import score_lists
 from predictions.evaluation_kinds import relatedness_scores, sense_choice_scores
@@ -48,8 +48,8 @@ def run_score(*, run: ModelRun) -> dict | None:
             found = score_lists(labels, preds).as_dict()
     run.scores = {**found, "scored_at": timezone.now().isoformat()} if found else None
     run.save(update_fields=["scores"])
-    # the run is on the leaderboards and run lists now, some of which list every kind's runs
-    data_changed(kind=EVERY_KIND)
+    # the run is on the leaderboards and run lists now (every kind's pages that read runs)
+    data_changed(kind=RUNS)
     return run.scores
 
 

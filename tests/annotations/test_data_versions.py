@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from annotations.data_versions import EVERY_KIND, DataVersion, data_changed, data_version
+from annotations.data_versions import (
+    EVERY_KIND,
+    RUNS,
+    DataVersion,
+    data_changed,
+    data_version,
+)
 from annotations.models import TaskKind
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +61,21 @@ def test_an_every_kind_bump_changes_every_scope():
     before = versions()
     data_changed(kind=EVERY_KIND)
     assert changed(before) == set(versions())
+
+
+def test_a_runs_bump_changes_only_the_versions_that_read_runs():
+    without_runs = {
+        "split 1": lambda: data_version(kind=PLAUS, split_ids=[1], runs=False),
+        "plausibility": lambda: data_version(kind=PLAUS, runs=False),
+        "every kind in split 1": lambda: data_version(kind=None, split_ids=[1], runs=False),
+        "everything": lambda: data_version(kind=None, runs=False),
+    }
+    before, before_own = versions(), {name: read() for name, read in without_runs.items()}
+    data_changed(kind=RUNS)
+    assert changed(before) == set(versions())  # runs=True (the default): every scope
+    assert {name: read() for name, read in without_runs.items()} == before_own
+    data_changed(kind=PLAUS, split_ids=[1])  # a rating still changes a runs=False version
+    assert without_runs["split 1"]() != before_own["split 1"]
 
 
 def test_a_bump_in_a_rolled_back_transaction_leaves_the_version():

@@ -13,6 +13,8 @@ from django.test.utils import CaptureQueriesContext
 
 from annotations.reference import reference_edit_impact
 from annotations.services import rater_exclude
+from dashboards.cache import cache_key, scope_version
+from dashboards.forms import sample_filter
 from predictions.models import ModelRun, Prediction
 from predictions.runs.worker import run_finish
 from studies import services
@@ -133,6 +135,22 @@ def test_a_participants_rating_shows_at_once_in_every_scope_that_counts_it(resea
     assert [n_ratings(researcher_client, q) for q in scopes] == [n + 1 for n in before]
 
 
+def test_a_participants_rating_changes_the_leaderboards_key_in_the_reference_scope_too():
+    """The reference scope (no study) counts every rater's ratings, the crowd's included, so
+    a participant's rating must change its leaderboard's version, as in the study's scope."""
+    study = open_study(1, per_participant=1, ratings=2, checks=0)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+
+    def keys() -> list[str]:
+        forms = [sample_filter({}), sample_filter({"study": "demo"})]
+        return [cache_key("leaderboard", f, scope_version(f, runs=True), {}) for f in forms]
+
+    before = keys()
+    rate_all(participant)
+    assert [a != b for a, b in zip(before, keys())] == [True, True]
+
+
 def test_an_exclusion_and_an_inclusion_from_the_annotators_page_show_at_once(
     researcher_client, scored
 ):
@@ -197,6 +215,29 @@ def test_an_imported_run_and_a_finished_run_show_at_once(researcher_client, scor
     assert len(researcher_client.get(board).json()["runs"]) == 2  # not finished yet
     run_finish(run, done=len(samples))  # the worker's end of a run -> run_score
     assert str(run.pk) in researcher_client.get(board).json()["runs"]
+
+
+def test_a_finished_run_leaves_the_figures_that_read_no_run_cached(researcher_client, scored):
+    """A run changes the leaderboard's key but not the agreement page's, nor a rating
+    chart's (they read no run); an exclusion changes both."""
+    split, (p1, _) = scored
+    agreement, board = "/dashboards/agreement.json?boot=10", "/dashboards/leaderboard/"
+    histogram = "/dashboards/charts/rating-histogram.json"
+    for url in (agreement, board, histogram):
+        researcher_client.get(url)
+    import_run(split, "run-b")  # -> run_score (which reads the ratings itself)
+    with CaptureQueriesContext(connection) as after_run:
+        researcher_client.get(agreement)
+        researcher_client.get(histogram)
+    assert not _reads(after_run, "annotations_rating")  # answered from the cache
+    with CaptureQueriesContext(connection) as board_after_run:
+        researcher_client.get(board)
+    assert _reads(board_after_run, "annotations_rating")
+    rater_exclude(rater=p1, source="manual", reason="test")  # which ratings count changed
+    with CaptureQueriesContext(connection) as after_rating:
+        researcher_client.get(agreement)
+        researcher_client.get(histogram)
+    assert _reads(after_rating, "annotations_rating")
 
 
 def test_a_rater_excluded_by_a_service_leaves_every_chart_at_once(researcher_client, scored):
