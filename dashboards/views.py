@@ -90,7 +90,7 @@ def item_explorer(request):
         "runs": runs,
         "sort": sort,
         "error_run": error_run,
-        "scope": cached("scope", form, form.scope, reads_runs=False),
+        "scope": cached("scope", form, form.scope),  # one version read with the rows'
         "all_runs": ModelRun.objects.finished().select_related("split").order_by("id"),
         "query": _query_without_page(request),
     }
