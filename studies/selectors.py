@@ -10,7 +10,7 @@ from functools import cache
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Avg, Count, Exists, OuterRef, Q, QuerySet, StdDev, Subquery
+from django.db.models import Avg, Count, Exists, F, OuterRef, Q, QuerySet, StdDev, Subquery
 
 from annotations.kinds import kind as kind_of
 from annotations.models import (
@@ -446,11 +446,15 @@ def active_count(study: Study) -> int:
 
 def preview_items(study: Study) -> list[Item]:
     """What a participant's batch would look like, built from the study's samples (one per
-    setup, in order) with its attention checks spread in: a read, nothing is reserved."""
+    setup, or per word in a one-item-per-word study, in order) with its attention checks
+    spread in: a read, nothing is reserved."""
     items: list[Item] = []
-    shown: dict[int, Sample] = {}  # one sample per setup
-    for sample in Sample.objects.filter(studies=study).with_related().order_by("position"):
-        if sample.story.setup_id not in {s.story.setup_id for s in shown.values()}:
+    shown: dict[int, Sample] = {}  # one sample per batch unit (``Study.sample_unit``)
+    units: set[int] = set()
+    samples = Sample.objects.filter(studies=study).with_related().order_by("position")
+    for sample in samples.annotate(unit=F(study.sample_unit.removeprefix("sample__"))):
+        if sample.unit not in units:
+            units.add(sample.unit)
             shown[sample.pk] = sample
             items.append(_sample_item(sample, 0, None))
         if len(items) >= study.samples_per_participant:

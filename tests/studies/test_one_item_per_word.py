@@ -190,3 +190,18 @@ def test_the_study_form_sets_one_item_per_word(researcher, rule, assignment, exp
         assert study.one_item_per_word is expected
         opened = services.study_open(study=study)
         assert StudyForm(instance=opened).fields["word_rule"].disabled
+
+
+@pytest.mark.django_db
+def test_the_preview_shows_one_pair_per_word_as_a_participant_gets():
+    from studies.selectors import preview_items
+
+    study = _rawc_study(4, per_participant=4, ratings=1)
+    words = [
+        Slot.objects.filter(sample_id=item.sample_id).values_list(
+            "sample__story__setup__homonym_id", flat=True
+        )[0]
+        for item in preview_items(study)
+        if item.sample_id
+    ]
+    assert len(words) == 4 and len(set(words)) == 4
