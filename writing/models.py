@@ -138,6 +138,16 @@ class Sentence(Reviewed):
         return self.final_text
 
 
+class SuggestionStatus(models.TextChoices):
+    """Where an LLM's suggestion a researcher decides on stands (a clean-up, an example)."""
+
+    QUEUED = "queued", "Queued"
+    SUGGESTED = "suggested", "Suggested"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+    FAILED = "failed", "Failed"
+
+
 class LLMRequest(Created):
     """What a researcher asked an LLM to write (a precontext, a clean-up): the operator's
     endpoint and the model asked, who asked and when, and why it failed if it did."""
@@ -187,12 +197,7 @@ class SenseExample(LLMRequest):
     names the pair's other sense; a researcher accepts it (optionally edited: then it is the
     sense's ``example_sentence``) or rejects it."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SUGGESTED = "suggested", "Suggested"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
-        FAILED = "failed", "Failed"
+    Status = SuggestionStatus
 
     sense = models.ForeignKey("annotations.Sense", on_delete=models.PROTECT, related_name="+")
     pair = models.ForeignKey(SensePair, on_delete=models.PROTECT, related_name="examples")
@@ -369,12 +374,7 @@ class Cleanup(LLMRequest):
     """A spelling clean-up suggested with a B.1 prompt, shown as a diff; the researcher
     accepts it (it becomes the edited text) or rejects it."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SUGGESTED = "suggested", "Suggested"
-        ACCEPTED = "accepted", "Accepted"
-        REJECTED = "rejected", "Rejected"
-        FAILED = "failed", "Failed"
+    Status = SuggestionStatus
 
     sentence = models.ForeignKey(
         Sentence, null=True, blank=True, on_delete=models.CASCADE, related_name="cleanups"
