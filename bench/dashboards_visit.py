@@ -1,14 +1,14 @@
-"""The leaderboard's pages as a researcher opens them after a write (part of
-``bench/dashboards.py``): the leaderboard, its paired comparison, its intervals and the
-label-distribution chart in turn, cold each time, two ways in alternation:
+"""Pages as a researcher opens them after a write (part of ``bench/dashboards.py``): the
+leaderboard, its paired comparison, its intervals and the label-distribution chart in turn;
+the agreement page and the intervals it fetches. Cold each time, two ways in alternation:
 
-* **each alone**: the dashboards' cache emptied before every page, so each builds every
-  run's arrays itself (what every one of them did before the arrays were shared);
+* **each alone**: the dashboards' cache emptied before every page, so each reads and builds
+  its inputs itself (what every one of them did before those were shared);
 * **after one write**: the scope's data version bumped once (as a rating does), then the
-  pages in turn: the first builds the arrays (``leaderboard.scope_runs_data``), the others
-  reuse them.
+  pages in turn: the first builds the shared piece (``leaderboard.scope_runs_data``,
+  ``figures.scope_table``), the others reuse it.
 
-Both ways compute every page's own figures afresh; the difference is the shared build.
+Both ways compute every page's own figures afresh; the difference is the shared piece.
 """
 
 from __future__ import annotations
@@ -16,18 +16,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-VISIT = (
-    "leaderboard",
-    "leaderboard + paired comparison",
-    "leaderboard intervals",
-    "chart: label distribution",
+VISITS = (
+    (
+        "leaderboard",
+        "leaderboard + paired comparison",
+        "leaderboard intervals",
+        "chart: label distribution",
+    ),
+    ("agreement page", "agreement intervals (1000 bootstrap)"),
 )
 
 
-def _one_visit(client, urls: dict[str, str], before_each: Callable[[], None]) -> dict:
-    """Wall and CPU seconds of each page of :data:`VISIT`, ``before_each()`` called first."""
+def _one_visit(
+    client, urls: dict[str, str], visit: tuple[str, ...], before_each: Callable[[], None]
+) -> dict:
+    """Wall and CPU seconds of each page of ``visit``, ``before_each()`` called first."""
     out = {}
-    for label in VISIT:
+    for label in visit:
         before_each()
         start, start_cpu = time.perf_counter(), time.process_time()
         response = client.get(urls[label])
@@ -37,6 +42,14 @@ def _one_visit(client, urls: dict[str, str], before_each: Callable[[], None]) ->
 
 
 def time_visit(client, urls: dict[str, str], clear: Callable[[], None], repeat: int) -> None:
+    """Each of :data:`VISITS` in turn."""
+    for visit in VISITS:
+        _time_one(client, urls, visit, clear, repeat)
+
+
+def _time_one(
+    client, urls: dict[str, str], visit: tuple[str, ...], clear: Callable[[], None], repeat: int
+) -> None:
     """Print, per page and in total, the best of ``repeat`` alternating runs of each way."""
     from annotations.data_versions import EVERY_KIND, data_changed
 
@@ -51,12 +64,12 @@ def time_visit(client, urls: dict[str, str], clear: Callable[[], None], repeat: 
     for _ in range(repeat):
         for way, before_each in (("alone", clear), ("visit", bump_first)):
             bumped[0] = False
-            for label, (wall, cpu) in _one_visit(client, urls, before_each).items():
+            for label, (wall, cpu) in _one_visit(client, urls, visit, before_each).items():
                 old = best[way].get(label, (float("inf"), float("inf")))
                 best[way][label] = (min(old[0], wall), min(old[1], cpu))
-    print(f"\n  after a write, the leaderboard's pages in turn (best of {repeat}, alternating)")
+    print(f"\n  after a write, these pages in turn (best of {repeat}, alternating)")
     print(f"  {'page':40s} {'alone s':>8s} {'shared s':>8s} {'alone CPU':>9s} {'shared CPU':>10s}")
-    for label in (*VISIT, "total"):
+    for label in (*visit, "total"):
         if label == "total":
             a_wall, a_cpu = (sum(v[i] for v in best["alone"].values()) for i in (0, 1))
             s_wall, s_cpu = (sum(v[i] for v in best["visit"].values()) for i in (0, 1))

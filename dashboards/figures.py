@@ -6,7 +6,9 @@ import math
 from dataclasses import dataclass
 
 from annotations import metrics_bootstrap as metrics
+from annotations.metrics import RatingTable
 
+from .cache import cached
 from .forms import SampleFilterForm
 from .selectors import groups_are_known, rater_lists, rating_table
 
@@ -96,12 +98,34 @@ METRICS = [
 ]
 
 
-def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> dict:
-    """Figures for the filtered samples; ``n_boot=0`` skips the intervals (fast page)."""
+@dataclass
+class ScopeTable:
+    """The scope's ratings as coded arrays, with their raters' lists (when known)."""
+
+    known: bool
+    of_rater: dict[int, int]
+    names: dict[int, str]
+    table: RatingTable
+
+
+def _scope_table(form: SampleFilterForm) -> ScopeTable:
     ratings = form.ratings()
     known = groups_are_known(ratings)
     of_rater, names = rater_lists(ratings) if known else ({}, {})
-    table = rating_table(ratings, form.samples(), of_rater)
+    return ScopeTable(known, of_rater, names, rating_table(ratings, form.samples(), of_rater))
+
+
+def scope_table(form: SampleFilterForm) -> ScopeTable:
+    """The costly part of the agreement figures (the scope's ratings read and coded), cached
+    once per scope version and shared by the agreement page and its intervals (the page
+    fetches ``agreement.json``), whatever the bootstrap size and seed."""
+    return cached("rating-table", form, lambda: _scope_table(form), reads_runs=False)
+
+
+def agreement_for(form: SampleFilterForm, *, n_boot: int = 0, seed: int = 0) -> dict:
+    """Figures for the filtered samples; ``n_boot=0`` skips the intervals (fast page)."""
+    scoped = scope_table(form)
+    known, of_rater, names, table = scoped.known, scoped.of_rater, scoped.names, scoped.table
     if len(table) == 0:
         return {"empty": True, "metrics": [], "n_ratings": 0}
     result = metrics.agreement(table, groups_known=known, n_boot=n_boot, seed=seed)

@@ -217,6 +217,21 @@ def test_an_imported_run_and_a_finished_run_show_at_once(researcher_client, scor
     assert str(run.pk) in researcher_client.get(board).json()["runs"]
 
 
+def test_the_agreement_page_and_its_intervals_share_one_read_of_the_ratings(
+    researcher_client, scored
+):
+    _, (p1, _) = scored
+    assert researcher_client.get("/dashboards/").status_code == 200
+    with CaptureQueriesContext(connection) as shared:
+        found = figures(researcher_client)
+    assert found["n_ratings"] > 12 and found["metrics"]
+    assert not _reads(shared, "annotations_rating")
+    rater_exclude(rater=p1, source="manual", reason="test")
+    with CaptureQueriesContext(connection) as after_write:
+        assert figures(researcher_client)["n_ratings"] == found["n_ratings"] - 12  # p1's
+    assert _reads(after_write, "annotations_rating")
+
+
 def test_a_finished_run_leaves_the_figures_that_read_no_run_cached(researcher_client, scored):
     """A run changes the leaderboard's key but not the agreement page's, nor a rating
     chart's (they read no run); an exclusion changes both."""
