@@ -121,11 +121,11 @@ def _leaderboard(form: SampleFilterForm, a_id: str, b_id: str) -> dict:
     a, b = by_id.get(a_id), by_id.get(b_id)
     return {
         "rows": leaderboard.leaderboard(data),
-        "label_changes": leaderboard.changed_labels(data),
+        "label_changes": cached("label-changes", form, lambda: leaderboard.changed_labels(data)),
         "paired": leaderboard.compare(a, b) if a and b else None,
         "run_a": a.run if a and b else None,
         "run_b": b.run if a and b else None,
-        "scope": form.scope(),
+        "scope": cached("scope", form, form.scope),
     }
 
 

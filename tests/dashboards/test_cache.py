@@ -103,12 +103,16 @@ def _reads(queries, table: str) -> bool:
 
 
 def test_the_leaderboard_pages_share_one_build_of_the_runs_arrays(researcher_client, scored):
-    """The leaderboard builds every run's arrays once per scope version; its intervals and
-    the label-distribution chart reuse them (no query of ratings or predictions), until a
+    """The leaderboard builds every run's arrays (and its label changes and scope) once per
+    scope version; its paired comparison, its intervals and the label-distribution chart
+    reuse them (no query of ratings or predictions), until a
     write to the scope makes the next of them build the arrays again."""
-    _, (p1, _) = scored
+    split, (p1, _) = scored
+    run = split.model_runs.get().pk
     assert researcher_client.get("/dashboards/leaderboard/").status_code == 200
     with CaptureQueriesContext(connection) as shared:
+        paired = researcher_client.get(f"/dashboards/leaderboard/?a={run}&b={run}")
+        assert paired.context["paired"] is not None
         intervals = researcher_client.get("/dashboards/leaderboard/intervals.json?boot=10")
         chart = researcher_client.get("/dashboards/charts/label-distribution.json")
     assert intervals.status_code == chart.status_code == 200
