@@ -209,6 +209,25 @@ def participant_by_token(slug: str, token_hash: str, *, lock: bool = False) -> P
     return participant_row([token_hash, slug], by_token=True, lock=lock)
 
 
+def study_and_participant(slug: str, token_hash: str) -> tuple[Study, Participant | None] | None:
+    """The study ``slug`` (not a draft) and its participant whose resume-token hash is
+    ``token_hash`` (None when no participant has it), in one query; None without such a
+    study. The study has its non-datetime columns (``sql.STUDY_FIELDS``), as a participant
+    found by token has."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.study_and_participant(), [token_hash, slug])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    n = len(sql.STUDY_FIELDS)
+    study = _from_row(Study, sql.STUDY_FIELDS, row[:n])
+    if row[n + sql.PARTICIPANT_FIELDS.index("id")] is None:
+        return study, None
+    participant = _from_row(Participant, sql.PARTICIPANT_FIELDS, row[n:])
+    Participant.study.field.set_cached_value(participant, study)
+    return study, participant
+
+
 class BatchRow(NamedTuple):
     position: int
     answered: bool

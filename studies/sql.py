@@ -183,6 +183,19 @@ def participant_select(*, by_token: bool, lock: bool) -> str:
     return sql
 
 
+def study_and_participant() -> str:
+    """A study that is not a draft (``STUDY_FIELDS``), by slug, with its participant whose
+    resume-token hash is given (``PARTICIPANT_FIELDS``, all NULL without one): the arrival
+    link and the consent of a browser that has a token but no participant yet find the
+    study in the same query (params: hash, slug)."""
+    select = _columns(Study, STUDY_FIELDS, "s") + _columns(Participant, PARTICIPANT_FIELDS, "p")
+    return (
+        f"SELECT {', '.join(select)} FROM {table(Study)} s"
+        f" LEFT JOIN {table(Participant)} p ON p.study_id = s.id AND p.resume_hash = %s"
+        " WHERE s.slug = %s AND s.status <> 'draft'"
+    )
+
+
 def batch_rows() -> str:
     """Every item of a batch, in order: its slots (with their numbers) and attention checks
     (params: the participant's id twice)."""
@@ -327,6 +340,7 @@ def statements() -> Iterator[tuple[str, str]]:
     for by_token in (False, True):
         for lock in (False, True):
             yield "participant_select", participant_select(by_token=by_token, lock=lock)
+    yield "study_and_participant", study_and_participant()
     yield "batch_rows", batch_rows()
     yield "item_sample", item_sample()
     yield "item_check", item_check()

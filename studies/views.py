@@ -16,7 +16,7 @@ import secrets
 from typing import TypeGuard
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -54,14 +54,15 @@ def _token_hash(request: HttpRequest, slug: str) -> str | None:
 
 
 def _participant(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
-    """The study and this browser's participant in it (one query when the browser has a
-    resume token)."""
+    """The study and this browser's participant in it: one query, with a resume token
+    (whether or not a participant has it yet: the consent's case) or without."""
     token_hash = _token_hash(request, slug)
-    if token_hash:
-        participant = selectors.participant_by_token(slug, token_hash)
-        if participant:
-            return participant.study, participant
-    return _study(slug), None
+    if not token_hash:
+        return _study(slug), None
+    found = selectors.study_and_participant(slug, token_hash)
+    if found is None:
+        raise Http404("No such study.")
+    return found
 
 
 def _problem(request, study, title: str, text: str, status: int = 200) -> HttpResponse:

@@ -24,11 +24,11 @@ POSTGRESQL = connection.vendor == "postgresql"
 # The transaction of a consent or a grading is BEGIN/COMMIT under a server, a savepoint
 # pair inside the test's transaction: counted either way.
 ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
-# the token's participant (none yet), the study, the PID's participant, the unqualified
-# holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the participant,
-# whether the study uses fixed lists, the free slots per setup, their lowest slots, locking
-# them, the check questions, the reservation, the attention answer, COMMIT
-CONSENT_POST = 16 + POSTGRESQL
+# the study with the token's participant (none yet: one query), the PID's participant, the
+# unqualified holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the
+# participant, whether the study uses fixed lists, the free slots per setup, their lowest
+# slots, locking them, the check questions, the reservation, the attention answer, COMMIT
+CONSENT_POST = 15 + POSTGRESQL
 QUALIFICATION_GET = 3  # the participant, the drawn questions, storing the draw
 # the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
 # the batch rows for the first open item (the questions are not read again, nor the
@@ -100,7 +100,8 @@ def test_grading_reads_the_questions_once_and_leaves_the_participant_as_stored(c
     assert response["Location"] == reverse("participate:rate", args=[study.slug, 0])
     sqls = [q["sql"] for q in queries.captured_queries]
     assert sum('FROM "studies_checkquestion"' in s for s in sqls) == 1, sqls
-    assert sum('FROM "studies_participant"' in s for s in sqls) == 2, sqls  # read, locked
+    reads = [s for s in sqls if s.startswith("SELECT") and '"studies_participant"' in s]
+    assert len(reads) == 2, sqls  # read (with its study), locked
     participant = Participant.objects.get()
     assert participant.status == Participant.Status.QUALIFIED
     stored = participant.qualification_answers
@@ -133,3 +134,28 @@ def test_the_qualification_scale_tag_renders_what_the_template_loop_rendered(dat
     got = Template("{% load study_text %}{% qualification_scale field scale_rows %}").render(ctx)
     assert got == expected
     assert got.count(" checked") == (1 if data and data["q{pk}"] == "4" else 0)
+
+
+def test_the_study_and_the_tokens_participant_are_read_together():
+    """``selectors.study_and_participant``: the study with no participant for a token nobody
+    has (the consent's case), the token's participant with that study, nothing for a draft."""
+    from studies import selectors
+    from studies.models import Study
+
+    study = open_study(4, per_participant=3, ratings=1, checks=0)
+    found, nobody = selectors.study_and_participant(study.slug, "f" * 64)
+    assert (found.pk, found.status, nobody) == (study.pk, Study.Status.OPEN, None)
+    participant = Participant.objects.create(
+        study=study, rater=_rater(), prolific_pid=PID, resume_hash="a" * 64
+    )
+    found, mine = selectors.study_and_participant(study.slug, "a" * 64)
+    assert mine.pk == participant.pk and mine.study is found and found.pk == study.pk
+    assert selectors.study_and_participant(study.slug, "b" * 64)[1] is None
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.DRAFT)
+    assert selectors.study_and_participant(study.slug, "a" * 64) is None
+
+
+def _rater():
+    from annotations.models import Rater
+
+    return Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym="p-test")
