@@ -278,6 +278,7 @@ RULES: dict[str, dict[str, Callable]] = {
     "wug:annotate": POST_ONLY_SITE,
     "wug:crowd_start": POST_ONLY_SITE,
     "wug:crowd_round": POST_ONLY_SITE,
+    "wug:crowd_gold": POST_ONLY_SITE,
     "studies:lists_upload": POST_ONLY_SITE,
     "studies:lists_make": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
