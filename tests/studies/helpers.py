@@ -80,3 +80,35 @@ def rate_all(participant: Participant, *, check_score: int | None = None) -> Non
 
 def held_setups(participant: Participant) -> list[int]:
     return list(Slot.objects.filter(participant=participant).values_list("setup_id", flat=True))
+
+
+def wait_for_connections(needed: int, timeout: float = 120.0) -> None:
+    """Wait until PostgreSQL has ``needed`` free connections (plus a margin) for a test's
+    threads: the other pytest-xdist worker's test may hold some for a while (max_connections
+    is 100 by default). Fails naming who holds them if none come free within ``timeout``."""
+    import time
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    margin = 5
+    deadline = time.monotonic() + timeout
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT current_setting('max_connections')::int - count(*) FROM pg_stat_activity"
+            )
+            free = cursor.fetchone()[0]
+            if free >= needed + margin:
+                return
+            if time.monotonic() > deadline:
+                cursor.execute(
+                    "SELECT datname, application_name, state, count(*) FROM pg_stat_activity"
+                    " GROUP BY 1, 2, 3 ORDER BY 4 DESC"
+                )
+                holders = cursor.fetchall()
+                raise AssertionError(
+                    f"{needed} connections needed, {free} free after {timeout:.0f} s: {holders}"
+                )
+        time.sleep(0.5)

@@ -14,7 +14,7 @@ from annotations.models import Rating, Sample
 from studies import services
 from studies.models import Participant, Slot
 
-from .helpers import open_study, pid, qualify, rate_all
+from .helpers import open_study, pid, qualify, rate_all, wait_for_connections
 
 pytestmark = pytest.mark.concurrency
 
@@ -41,6 +41,7 @@ def test_fifty_parallel_participants_fill_every_sample_exactly():
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     study = open_study(20, per_participant=BATCH, ratings=N, checks=1, slug="load")
     assert Sample.objects.filter(studies=study).count() == 120
+    wait_for_connections(THREADS)
     barrier = threading.Barrier(THREADS)
     errors: list[str] = []
     threads = [
@@ -123,6 +124,7 @@ def test_oversubscribed_arrivals_through_the_consent_post_fill_every_sample_exac
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     settings.STUDY_RATE_PER_IP = 0
     study = open_study(20, per_participant=BATCH, ratings=N, checks=1, slug="crowd")
+    wait_for_connections(ARRIVALS)
     barrier = threading.Barrier(ARRIVALS)
     outcomes: list = []
     threads = [
@@ -235,6 +237,7 @@ def test_adaptive_allocation_under_many_arrivals_keeps_every_maximum_and_setup_r
         20, per_participant=BATCH, ratings=3, checks=0, slug="adaptive", adaptive=True,
         max_ratings_per_sample=6, target_width=3.0, rating_budget=432,
     )  # fmt: skip
+    wait_for_connections(ADAPTIVE_THREADS)
     barrier = threading.Barrier(ADAPTIVE_THREADS)
     outcomes: list = []
     threads = [
@@ -265,3 +268,12 @@ def test_adaptive_allocation_under_many_arrivals_keeps_every_maximum_and_setup_r
     assert max(per_setup.values()) == 1  # nobody rated two samples of one setup
     with pytest.raises(services.StudyFull):
         services.participant_arrive(study=study, pid=pid(999_999))
+
+
+@pytest.mark.django_db
+def test_waiting_for_free_connections_names_the_holders_when_none_come_free():
+    if connection.vendor != "postgresql":
+        pytest.skip("pg_stat_activity is PostgreSQL's")
+    wait_for_connections(1, timeout=1)  # there are free ones: returns at once
+    with pytest.raises(AssertionError, match="connections needed"):
+        wait_for_connections(10_000, timeout=0.5)

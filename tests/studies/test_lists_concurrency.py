@@ -15,7 +15,7 @@ from annotations.models import Rating
 from studies import lists, services
 from studies.models import ListSlot, Participant, Slot, StudyListItem
 
-from .helpers import open_study, pid, qualify, rate_all
+from .helpers import open_study, pid, qualify, rate_all, wait_for_connections
 
 pytestmark = pytest.mark.concurrency
 
@@ -47,6 +47,7 @@ def test_forty_arrivals_for_thirty_list_places_fill_every_list_exactly_and_whole
         10, per_participant=10, ratings=N, checks=1, slug="lists-load", assignment="lists"
     )
     assert ListSlot.objects.filter(study=study).count() == 30
+    wait_for_connections(THREADS)
     barrier = threading.Barrier(THREADS)
     outcomes: list[str] = []
     threads = [
@@ -108,6 +109,7 @@ def test_places_timed_out_mid_list_are_reoffered_whole_to_concurrent_arrivals():
     )
     # 20 arrivals at once find the study full, sweep the late sessions (each place is given
     # back by one of them) and race for the 10 replacement places
+    wait_for_connections(20)
     barrier = threading.Barrier(20)
     outcomes: list[str] = []
     threads = [threading.Thread(target=_run, args=(study, n, barrier, outcomes)) for n in range(20)]
