@@ -133,6 +133,7 @@ class LLMServer:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server._enter(body, dict(self.headers))
+                left = False
                 try:
                     if self.path != "/v1/chat/completions":
                         return self._send(
@@ -140,9 +141,14 @@ class LLMServer:
                         )
                     reply = server._next_reply(body)
                     time.sleep(reply.delay or server.delay)
+                    # out of flight before the answer goes out: a client that has its answer
+                    # may send its next request before this thread would reach `finally`
+                    server._leave()
+                    left = True
                     self._send(reply, body)
                 finally:
-                    server._leave()
+                    if not left:
+                        server._leave()
 
             def _send(self, reply: Reply, body: dict) -> None:
                 if reply.raw_body is not None:
