@@ -66,7 +66,9 @@ def test_fifty_parallel_participants_fill_every_sample_exactly():
         services.participant_arrive(study=study, pid=pid(999))
 
 
-ARRIVALS = 60  # 1.2x the 50 batches
+# 1.2x the 30 batches; 36 threads (one connection each) leave room under PostgreSQL's
+# default 100 for the other xdist worker (60 lost arrivals to "too many clients")
+ARRIVALS = 36
 
 
 def _next_location(page) -> str:
@@ -123,7 +125,7 @@ def test_oversubscribed_arrivals_through_the_consent_post_fill_every_sample_exac
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     settings.STUDY_RATE_PER_IP = 0
-    study = open_study(20, per_participant=BATCH, ratings=N, checks=1, slug="crowd")
+    study = open_study(12, per_participant=BATCH, ratings=N, checks=1, slug="crowd")
     wait_for_connections(ARRIVALS)
     barrier = threading.Barrier(ARRIVALS)
     outcomes: list = []
@@ -136,13 +138,13 @@ def test_oversubscribed_arrivals_through_the_consent_post_fill_every_sample_exac
     for thread in threads:
         thread.join(timeout=170)
     kinds = Counter(o[0] for o in outcomes)
-    assert kinds == {"finished": 50, "no place": 10}, outcomes
+    assert kinds == {"finished": 30, "no place": 6}, outcomes
     assert all(o[2] == BATCH + 1 for o in outcomes if o[0] == "finished")
-    assert Participant.objects.filter(study=study).count() == 50  # refused: nothing stored
+    assert Participant.objects.filter(study=study).count() == 30  # refused: nothing stored
     ratings = Rating.objects.valid().filter(rater__participant__study=study)
-    assert ratings.count() == 50 * BATCH
+    assert ratings.count() == 30 * BATCH
     per_sample = Counter(ratings.values_list("sample_id", flat=True))
-    assert set(per_sample.values()) == {N} and len(per_sample) == 120
+    assert set(per_sample.values()) == {N} and len(per_sample) == 72
     per_setup = Counter(ratings.values_list("rater_id", "sample__story__setup_id"))
     assert max(per_setup.values()) == 1
     assert not Slot.objects.filter(study=study).exclude(status="done").exists()
