@@ -151,31 +151,12 @@ class StudyForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         for name in self.OPTIONAL_WITH_DEFAULT:  # left empty: the model's default
             self.fields[name].required = False
-        checks = self.fields["attention_checks_per_batch"]
-        checks.required = False  # left empty: the task kind's default (``settings``)
-        checks.help_text = (
-            "Empty: the task's default (plausibility 1; relatedness 2, the RAW-C paper's catch "
-            "trials; sense choice 0)."
-        )
-        least = self.fields["attention_min_correct"]
-        least.required = False  # left empty: the task kind's default
-        least.help_text = (
-            "A participant with fewer of their attention checks right is excluded and their "
-            "places go to others. Empty: the task's default (relatedness 50, as RAW-C "
-            "excluded those below 50% on its catch trials; otherwise 100: one wrong answer "
-            "excludes). Applies to answers given after a change."
-        )
-        bots = self.fields["bot_checks"]
-        bots.required = False  # left empty: the task kind's default
-        bots.help_text = (
-            'Simple questions after consent that filter out bots ("Which of the following is '
-            'not a place to swim?"); a wrong answer screens the participant out. Empty: the '
-            "task's default (relatedness 2, as in RAW-C; otherwise 0)."
-        )
+        for name, text in self.KIND_DEFAULT_HELP.items():  # left empty: the kind's default
+            self.fields[name].required = False
+            self.fields[name].help_text = text
+            if not self.instance.pk:
+                self.initial[name] = None
         if not self.instance.pk:
-            self.initial["attention_checks_per_batch"] = None
-            self.initial["attention_min_correct"] = None
-            self.initial["bot_checks"] = None
             self.initial.setdefault("guidelines", defaults.GUIDELINES)
             self.initial.setdefault("completion_code", defaults.new_code())
             self.initial.setdefault("screenout_code", defaults.new_code())
@@ -195,6 +176,21 @@ class StudyForm(forms.ModelForm):
             ):  # fmt: skip
                 self.fields[name].disabled = True
             self.fields["latin_square"].disabled = True
+
+    # The settings a new study takes from its task kind when left empty
+    # (``defaults.KIND_DEFAULTS``; "one item per word" is the ``word_rule`` choice), with the
+    # help text that names each kind's default.
+    KIND_DEFAULT_HELP = {
+        "attention_checks_per_batch": "Empty: the task's default (plausibility 1; relatedness "
+        "2, the RAW-C paper's catch trials; sense choice 0).",
+        "attention_min_correct": "A participant with fewer of their attention checks right is "
+        "excluded and their places go to others. Empty: the task's default (relatedness 50, "
+        "as RAW-C excluded those below 50% on its catch trials; otherwise 100: one wrong "
+        "answer excludes). Applies to answers given after a change.",
+        "bot_checks": 'Simple questions after consent that filter out bots ("Which of the '
+        'following is not a place to swim?"); a wrong answer screens the participant out. '
+        "Empty: the task's default (relatedness 2, as in RAW-C; otherwise 0).",
+    }
 
     OPTIONAL_WITH_DEFAULT = (
         "task_kind",
@@ -265,7 +261,7 @@ class StudyForm(forms.ModelForm):
         found["assignment"] = self.cleaned_data.get("assignment") or "samples"
         found["latin_square"] = bool(self.cleaned_data.get("latin_square"))
         kind = found.get("task_kind") or TaskKind.PLAUSIBILITY
-        for name in ("attention_checks_per_batch", "attention_min_correct", "bot_checks"):
+        for name in self.KIND_DEFAULT_HELP:
             if found.get(name) is None:
                 found[name] = getattr(defaults.for_kind(kind), name)
         rule = self.cleaned_data.get("word_rule") or ""

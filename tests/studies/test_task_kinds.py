@@ -105,3 +105,19 @@ def test_the_study_form_refuses_a_split_of_another_kind():
          "screenout_code": "S", "guidelines": "g"}
     )  # fmt: skip
     assert not form.is_valid() and "split" in form.errors
+
+
+def test_every_kind_default_setting_is_optional_in_the_study_form_and_names_its_default():
+    """The form's one table of kind defaults covers ``defaults.KIND_DEFAULTS`` (one item per
+    word is the ``word_rule`` choice); each such field may be left empty, starts empty on a
+    new study and its help text says what empty means."""
+    from studies import defaults
+    from studies.forms import StudyForm
+
+    assert set(StudyForm.KIND_DEFAULT_HELP) | {"one_item_per_word"} == set(defaults.KIND_DEFAULTS)
+    form = StudyForm()
+    for name in StudyForm.KIND_DEFAULT_HELP:
+        field = form.fields[name]
+        assert not field.required and form.initial[name] is None
+        assert "Empty: the task's default" in field.help_text
+    assert "word_rule" in form.fields and not form.fields["word_rule"].required
