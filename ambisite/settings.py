@@ -129,6 +129,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "ambisite.middleware.CSPMiddleware",  # django-csp's, the policy built once
     "axes.middleware.AxesMiddleware",
+    "dashboards.middleware.DashboardRequestMiddleware",  # stale figures after a write
 ]
 
 ROOT_URLCONF = "ambisite.urls"
@@ -144,6 +145,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dashboards.middleware.stale_notice",
             ],
         },
     },
@@ -319,6 +321,14 @@ CACHES["dashboards"] = (
 )
 DASHBOARD_CACHE = "dashboards"
 DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 86400)
+# After a write, a figure whose last computation took at least this long is served from its
+# previous version (the page says so) while a Celery task recomputes it (dashboards.background).
+# On by default only where the cache is shared with the worker (Redis); 0: off. A previous
+# version older than DASHBOARD_STALE_MAX_SECONDS (its refresh lost or stuck) is not served.
+DASHBOARD_BACKGROUND_AFTER_SECONDS = env_float(
+    "DASHBOARD_BACKGROUND_AFTER_SECONDS", 0.3 if CACHE_URL not in ("", "locmem://") else 0.0
+)
+DASHBOARD_STALE_MAX_SECONDS = env_int("DASHBOARD_STALE_MAX_SECONDS", 120)
 # Researcher sessions: read from the cache, written through to the database (participant
 # pages use no session at all).
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"

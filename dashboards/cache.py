@@ -8,14 +8,23 @@ read again (it expires after ``DASHBOARD_CACHE_SECONDS``, only to free the memor
 The cache is ``settings.DASHBOARD_CACHE`` (an alias of ``CACHES``, the default one unless
 set): a per-process memory cache or Redis. A cache that does not answer costs the page its
 speed, never its answer: the figures are computed as without a cache and a warning logged.
+
+After a write, a value whose last computation was slow is served from its previous version
+while a Celery task computes the current one (:mod:`dashboards.background`): besides the
+versioned entry, each value (page, filters and parameters) has a small pointer
+``dash-latest:<name>:<digest>`` to its latest computed version, with when and how long that
+computation took. A value never computed yet (no pointer) is computed in its request.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from django.conf import settings
@@ -24,6 +33,7 @@ from redis.exceptions import RedisError
 
 from annotations.data_versions import data_version
 
+from . import background
 from .forms import SampleFilterForm
 
 logger = logging.getLogger(__name__)
@@ -51,11 +61,25 @@ def scope_version(form: SampleFilterForm, *, every_kind: bool = False, runs: boo
     return known[key]
 
 
+def _digest(form: SampleFilterForm, params: dict) -> str:
+    own = "&".join(f"{k}={params[k]}" for k in sorted(params))
+    return hashlib.sha256(f"{form.query_string()}|{own}".encode()).hexdigest()[:32]
+
+
 def cache_key(name: str, form: SampleFilterForm, version: str, params: dict) -> str:
     """``dash:<name>:<digest of the filters and params>:<version>`` (short, no spaces)."""
-    own = "&".join(f"{k}={params[k]}" for k in sorted(params))
-    digest = hashlib.sha256(f"{form.query_string()}|{own}".encode()).hexdigest()[:32]
-    return f"dash:{name}:{digest}:{version}"
+    return f"dash:{name}:{_digest(form, params)}:{version}"
+
+
+@dataclass(frozen=True)
+class Latest:
+    """The pointer to a value's latest computed version: its cache key, when its
+    computation started (the data it shows is as of then) and how long it took."""
+
+    key: str
+    version: str
+    as_of: datetime
+    seconds: float
 
 
 def _alias() -> str:
@@ -77,7 +101,7 @@ def cached(
     scope's data has not changed since it was stored. ``reads_runs=False`` only for a value
     that reads no model run or prediction: a finished run then leaves it cached."""
     version = scope_version(form, runs=reads_runs)
-    return _cached(cache_key(name, form, version, params), name, compute)
+    return _cached(name, _digest(form, params), version, compute)
 
 
 def cached_every_kind(
@@ -86,21 +110,56 @@ def cached_every_kind(
     """:func:`cached` for a page that shows several task kinds (relatedness, sense choice,
     the paper analyses): kept until any kind's data in the scope's splits changes."""
     version = scope_version(form, every_kind=True)
-    return _cached(cache_key(name, form, version, params), name, compute)
+    return _cached(name, _digest(form, params), version, compute)
 
 
-def _cached(key: str, name: str, compute: Callable[[], T]) -> T:
+def _cached(name: str, digest: str, version: str, compute: Callable[[], T]) -> T:
+    """The one way into the cache: the entry of ``version``; else (after a write) the
+    previous version's, when its computation was slow and this request may be answered
+    stale; else ``compute()``, stored with its pointer."""
     store = caches[_alias()]
+    key = f"dash:{name}:{digest}:{version}"
     try:
         found = store.get(key, _MISSING)
+        if found is _MISSING:
+            found = _previous(store, name, digest)
     except CACHE_FAILURES as exc:
         logger.warning("dashboard cache unavailable (read of %s): %s", name, exc)
         return compute()
     if found is not _MISSING:
-        return found  # stored by this function for this key
-    value = compute()
+        return found  # stored by this function, for this key or an earlier version's
+    as_of, start = datetime.now(UTC), time.perf_counter()
+    with background.computing():
+        value = compute()
+    latest = Latest(key, version, as_of, time.perf_counter() - start)
     try:
         store.set(key, value, timeout=settings.DASHBOARD_CACHE_SECONDS)
+        if not background.DEPTH.get():  # what a request asks for itself
+            store.set(f"dash-latest:{name}:{digest}", latest, settings.DASHBOARD_CACHE_SECONDS)
     except CACHE_FAILURES as exc:
         logger.warning("dashboard cache unavailable (write of %s): %s", name, exc)
+    return value
+
+
+def _previous(store, name: str, digest: str) -> object:
+    """The previous version's value, marked on the request's page and its recomputation
+    locked, when the request may be answered stale and that value was slow to compute
+    and is recent (``DASHBOARD_STALE_MAX_SECONDS``); else ``_MISSING``."""
+    page = background.may_serve_stale()
+    if page is None:
+        return _MISSING
+    latest = store.get(f"dash-latest:{name}:{digest}")
+    if not isinstance(latest, Latest) or latest.seconds < (background.background_after() or 0):
+        return _MISSING
+    max_age = settings.DASHBOARD_STALE_MAX_SECONDS
+    if (datetime.now(UTC) - latest.as_of).total_seconds() > max_age:
+        return _MISSING  # its refresh is lost or stuck: computed here
+    value = store.get(latest.key, _MISSING)
+    if value is _MISSING:
+        return _MISSING
+    lock = f"dash-refresh:{name}:{digest}"
+    if store.add(lock, 1, timeout=max_age):  # else a refresh is under way already
+        page.locks.append(lock)
+    page.as_of.append(latest.as_of)
+    page.versions.append(latest.version)
     return value
