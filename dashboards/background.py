@@ -10,10 +10,10 @@ the next request.
 
 The contract, as for the model runs' worker (:mod:`predictions.runs.worker`): the task holds
 nothing but a path, a user id and the cache keys of its locks. A lost task (a worker killed,
-a broker that refused it) costs nothing but time: its locks expire after
-``DASHBOARD_STALE_MAX_SECONDS``, and a previous value older than that is never served, so the
-next request then enqueues again or computes the figures itself. A task that runs twice only
-finds the figures cached the second time.
+a broker that refused it) costs nothing but time: once its lock is older than
+``DASHBOARD_STALE_MAX_SECONDS`` the next request drops it and computes the figures itself,
+and the request after the next write enqueues again. A task that runs twice only finds the
+figures cached the second time.
 
 Only a request of a dashboards URL (:mod:`dashboards.middleware`) can be answered stale,
 and only the values it asks for itself (never one computed inside another value, nor any

@@ -142,24 +142,37 @@ def _cached(name: str, digest: str, version: str, compute: Callable[[], T]) -> T
 
 
 def _previous(store, name: str, digest: str) -> object:
-    """The previous version's value, marked on the request's page and its recomputation
-    locked, when the request may be answered stale and that value was slow to compute
-    and is recent (``DASHBOARD_STALE_MAX_SECONDS``); else ``_MISSING``."""
+    """The previous version's value, marked on the request's page, when the request may be
+    answered stale, that value was slow to compute and no recomputation of it is overdue;
+    else ``_MISSING``. The recomputation is locked for the page's task, unless one is
+    under way already."""
     page = background.may_serve_stale()
     if page is None:
         return _MISSING
     latest = store.get(f"dash-latest:{name}:{digest}")
     if not isinstance(latest, Latest) or latest.seconds < (background.background_after() or 0):
         return _MISSING
-    max_age = settings.DASHBOARD_STALE_MAX_SECONDS
-    if (datetime.now(UTC) - latest.as_of).total_seconds() > max_age:
-        return _MISSING  # its refresh is lost or stuck: computed here
     value = store.get(latest.key, _MISSING)
-    if value is _MISSING:
+    if value is _MISSING or not _lock(store, page, f"dash-refresh:{name}:{digest}"):
         return _MISSING
-    lock = f"dash-refresh:{name}:{digest}"
-    if store.add(lock, 1, timeout=max_age):  # else a refresh is under way already
-        page.locks.append(lock)
     page.as_of.append(latest.as_of)
     page.versions.append(latest.version)
     return value
+
+
+def _lock(store, page: background.Page, lock: str) -> bool:
+    """Take the value's refresh lock for the page's task (``cache.add``: one task per value
+    at a time), or find it taken less than ``DASHBOARD_STALE_MAX_SECONDS`` ago; False when
+    that refresh is overdue (its task lost or its worker stuck): the lock is dropped and the
+    value computed in the request, and the next write's request enqueues again."""
+    max_age = settings.DASHBOARD_STALE_MAX_SECONDS
+    now = time.time()
+    if store.add(lock, now, timeout=2 * max_age + 1):
+        page.locks.append(lock)
+        return True
+    taken = store.get(lock)
+    if isinstance(taken, float) and now - taken > max_age:
+        logger.warning("dashboard refresh overdue (%s): computed in the request", lock)
+        store.delete(lock)
+        return False
+    return True
