@@ -98,7 +98,8 @@ def refresh(path: str, user_id: int | None, locks: list[str]) -> int:
 
     try:
         request = RequestFactory().get(path)
-        request.user = get_user_model().objects.filter(pk=user_id).first() or AnonymousUser()
+        found = get_user_model().objects.filter(pk=user_id).first() if user_id else None
+        request.user = found or AnonymousUser()
         match = resolve(request.path_info)
         request.resolver_match = match
         token = PAGE.set(None)  # nothing stale in here: every miss is computed

@@ -168,3 +168,25 @@ def test_a_dashboard_cache_that_is_down_still_answers(researcher_client, raters,
         assert researcher_client.get(url).status_code == 200, url
     assert researcher_client.get(INTERVALS).json() == expected
     caches["dashboards"].close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/dashboards/?kind=plausibility",
+        "/dashboards/items/?sort=sd",
+        "/dashboards/leaderboard/",
+        "/dashboards/annotators/",
+        "/dashboards/charts/homonym-sd.json",
+    ],
+)
+def test_the_task_leaves_every_figure_of_its_page_cached(
+    researcher_client, raters, settings, sent, url, django_assert_max_num_queries
+):
+    settings.DASHBOARD_BACKGROUND_AFTER_SECONDS = SLOW
+    researcher_client.get(url)
+    rater_exclude(rater=raters[0], source="manual", reason="test")
+    assert "X-Dashboard-Stale" in researcher_client.get(url)
+    refresh_page(*sent[0])
+    with django_assert_max_num_queries(7):  # test_cache.WARM_QUERIES: from the cache
+        assert "X-Dashboard-Stale" not in researcher_client.get(url)
