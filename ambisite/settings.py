@@ -308,8 +308,9 @@ elif CACHE_URL in ("", "locmem://"):
 else:
     raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use redis://host:port/db or locmem://")
 # Dashboards (dashboards.cache, docs/dashboards.md "Cache"): figures kept under their scope and
-# data version, so never stale; on Redis beside the rest (own key prefix), else a memory cache
-# of its own. An entry unused for DASHBOARD_CACHE_SECONDS is dropped (to free memory only).
+# data version (after a write, a slow one is served stale while recomputed: below); on Redis
+# beside the rest (own key prefix), else a memory cache of its own. An entry unused for
+# DASHBOARD_CACHE_SECONDS is dropped (to free memory only).
 CACHES["dashboards"] = (
     {**CACHES["default"], "KEY_PREFIX": "dash"}
     if CACHE_URL not in ("", "locmem://")
@@ -323,8 +324,9 @@ DASHBOARD_CACHE = "dashboards"
 DASHBOARD_CACHE_SECONDS = env_int("DASHBOARD_CACHE_SECONDS", 86400)
 # After a write, a figure whose last computation took at least this long is served from its
 # previous version (the page says so) while a Celery task recomputes it (dashboards.background).
-# On by default only where the cache is shared with the worker (Redis); 0: off. A previous
-# version older than DASHBOARD_STALE_MAX_SECONDS (its refresh lost or stuck) is not served.
+# On by default only where the cache is shared with the worker (Redis); 0: off. A refresh not
+# done DASHBOARD_STALE_MAX_SECONDS after it was enqueued (its task lost, its worker stuck) is
+# given up: the next request computes the figures itself.
 DASHBOARD_BACKGROUND_AFTER_SECONDS = env_float(
     "DASHBOARD_BACKGROUND_AFTER_SECONDS", 0.3 if CACHE_URL not in ("", "locmem://") else 0.0
 )
