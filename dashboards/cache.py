@@ -136,9 +136,22 @@ def _cached(name: str, digest: str, version: str, compute: Callable[[], T]) -> T
         store.set(key, value, timeout=settings.DASHBOARD_CACHE_SECONDS)
         if not background.DEPTH.get():  # what a request asks for itself
             store.set(f"dash-latest:{name}:{digest}", latest, settings.DASHBOARD_CACHE_SECONDS)
+        _forget_older(store, f"dash-key:{name}:{digest}", key)
     except CACHE_FAILURES as exc:
         logger.warning("dashboard cache unavailable (write of %s): %s", name, exc)
     return value
+
+
+def _forget_older(store, pointer: str, key: str) -> None:
+    """Point ``pointer`` at ``key`` and delete the entry it pointed at before: a value's
+    older versions are never read again once a newer one is stored (a request that found
+    the old one stale a moment before finds it gone and computes), so during a live study,
+    where every rating makes a new version, the cache holds one version per value instead
+    of one per write until ``DASHBOARD_CACHE_SECONDS``."""
+    before = store.get(pointer)
+    store.set(pointer, key, settings.DASHBOARD_CACHE_SECONDS)
+    if isinstance(before, str) and before != key:
+        store.delete(before)
 
 
 def _previous(store, name: str, digest: str) -> object:

@@ -411,3 +411,22 @@ def test_a_rating_changed_in_the_admin_shows_at_once(researcher_client, scored, 
     }
     assert admin.post(url, fields).status_code == 302
     assert researcher_client.get(chart).json() != before
+
+
+def test_a_newer_version_replaces_the_older_in_the_cache(researcher_client, scored):
+    """One entry per value and filters, not one per write: storing a value's new version
+    deletes the old one (a live study writes a new version with every rating)."""
+    store = caches["dashboards"]
+
+    def entries() -> set[str]:
+        return {k.split(":", 3)[-1] for k in store._cache if ":dash:agreement" in k}  # type: ignore[attr-defined]
+
+    figures(researcher_client)
+    before = entries()
+    assert before
+    _, raters = scored
+    rater_exclude(rater=raters[0], source="manual", reason="test")
+    figures(researcher_client)
+    after = entries()
+    assert after and not after & before  # the old version's entries are gone
+    assert len(after) == len(before)
