@@ -114,3 +114,38 @@ def test_the_ambistory_dev_split_shows_table_2_the_counts_and_the_rank_sum_test(
     assert dev.frequency.n == expected.n == 588 - expected.unmatched
     assert dev.frequency.rho == pytest.approx(expected.rho)
     assert 'id="ambistory-frequency"' in html
+
+
+def test_with_a_worker_the_judgment_models_are_fitted_in_the_background(
+    researcher_client, rawc_data, settings, monkeypatch
+):
+    """A fit takes longer than gunicorn lets a request run: with a worker sharing the cache
+    (the background on) the page sends it to the worker once and says so, refreshing itself;
+    the worker's request of the same page fits and keeps them; the page then shows them."""
+    from django.core.cache import caches
+
+    from dashboards import middleware
+    from dashboards.tasks import refresh_page
+
+    keep = {p.key for p in rawc_data.pairs[:120]}
+    rawc_import(
+        data=RawcData(rawc_data.pairs[:120], [j for j in rawc_data.judgments if j.key in keep])
+    )
+    settings.DASHBOARD_BACKGROUND_AFTER_SECONDS = 1e-9
+    caches["dashboards"].clear()
+    sent: list[tuple] = []
+    monkeypatch.setattr(middleware, "enqueue", lambda *args: sent.append(args))
+    url = reverse("dashboards:papers") + "?judgment_models=1"
+    page = researcher_client.get(url)
+    (analyses,) = page.context["rawc"]
+    assert analyses.judgment_models is None and page.context["fitting"]
+    html = page.content.decode()
+    assert "in the background" in html and 'http-equiv="refresh"' in html
+    assert len(sent) == 1 and sent[0][0] == url
+    again = researcher_client.get(url)
+    assert again.context["fitting"] and len(sent) == 1  # one task for these judgments
+    refresh_page(*sent[0])  # what the worker runs
+    (fitted,) = researcher_client.get(url).context["rawc"]
+    assert fitted.judgment_models and len(sent) == 1
+    (shown,) = researcher_client.get(reverse("dashboards:papers")).context["rawc"]
+    assert shown.judgment_models == fitted.judgment_models
