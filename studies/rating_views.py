@@ -18,7 +18,16 @@ from django.views.decorators.http import require_http_methods
 from . import defaults, late, selectors, services
 from .forms import RatingForm
 from .models import Participant
-from .views import SHOWN_COOKIE, _belongs, _elsewhere, _require, _token_hash, _url, _where
+from .views import (
+    PAGE_URL_HEADER,
+    SHOWN_COOKIE,
+    _belongs,
+    _elsewhere,
+    _require,
+    _token_hash,
+    _url,
+    _where,
+)
 
 
 def rate_next(request: HttpRequest, slug: str) -> HttpResponse:
@@ -67,9 +76,6 @@ def _see_other(url: str) -> HttpResponse:
 # would follow with a second request; the script swaps the page in and moves the address
 # bar there. Without the script the form posts normally and gets the 303.
 IN_PAGE_HEADER = "X-Rating-Page"
-
-
-PAGE_URL_HEADER = "X-Page-Url"
 
 
 PAGE_LAYOUT = "studies/participant_base.html"
@@ -157,8 +163,11 @@ def _item_page(
         # rating.js swaps in the title and <main> only (fragment_base.html)
         "layout": FRAGMENT_LAYOUT if _in_page(request) else PAGE_LAYOUT,
     }
+    url = _url("participate:rate", study.slug, pos)
+    if url != request.path and ctx["layout"] == PAGE_LAYOUT:  # the qualification's answer
+        ctx |= {"page_url": url, "hold_beat": False}  # canonical link, form action
     response = render(request, "studies/rate.html", ctx)
-    response[PAGE_URL_HEADER] = _url("participate:rate", study.slug, pos)
+    response[PAGE_URL_HEADER] = url
     if _shown_at(request, study.slug, pos) is None:
         response.set_signed_cookie(
             SHOWN_COOKIE.format(study.slug),
@@ -169,6 +178,16 @@ def _item_page(
             samesite="Lax",
         )
     return response
+
+
+def first_item_page(request, participant) -> HttpResponse | None:
+    """The page of the participant's first open item, in the answer to their qualification
+    POST (None: nothing is open)."""
+    rows = selectors.batch_rows(participant.pk)
+    pos = selectors.first_open_position(rows)
+    if pos is None:
+        return None
+    return _item_page(request, participant, pos, saved=services.Saved(pos, rows))
 
 
 def _save(request, participant, pos, form) -> HttpResponse:

@@ -30,6 +30,9 @@ from .qualification import participant_bots, participant_questions
 
 RESUME_COOKIE = "resume_{}"
 SHOWN_COOKIE = "shown_{}"
+# The address of a page sent in answer to a POST (not the POST's own): rating.js and the
+# load generator take it from this header, a browser from the page's canonical link.
+PAGE_URL_HEADER = "X-Page-Url"
 
 
 def _url(name: str, *args) -> str:
@@ -248,9 +251,30 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
         )
     except services.StudyError as exc:
         return _problem(request, study, "This study is not available", exc.reason)
-    response = redirect(_where(participant))
+    response = _next_page(request, participant)
     _set_resume_cookie(response, study, token)
     return response
+
+
+def _next_page(request: HttpRequest, participant: Participant) -> HttpResponse:
+    """The answer to a consent or a qualification POST: the page the participant belongs on
+    now, sent in this answer when it is the qualification test or an item (one round trip
+    instead of a redirect and its GET, as a rating's POST answers with the next item). Its
+    own address goes with it (``X-Page-Url`` and the page's canonical link, which
+    page_url.js puts in the address bar, so that a reload or Back GETs it); sending the POST
+    again creates nothing (the consent finds the token's participant, the grading its
+    status). Any other page (late, an activity's own page, screened out) is a redirect."""
+    study = participant.study
+    if not participant.is_late():
+        if participant.status == Participant.Status.STARTED:
+            return _qualification_page(request, study, participant)
+        if participant.status == Participant.Status.QUALIFIED and not study.activity_def.page:
+            from .rating_views import first_item_page  # it imports this module
+
+            page = first_item_page(request, participant)
+            if page is not None:
+                return page
+    return redirect(_where(participant))
 
 
 def _belongs(participant: Participant | None, status: str) -> TypeGuard[Participant]:
@@ -315,28 +339,47 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
     study, participant, other = _require(request, slug, Participant.Status.STARTED, posted)
     if other:
         return other
-    form = QualificationForm(
-        request.POST or None,
-        questions=participant_questions(participant),
-        bots=participant_bots(participant),
+    if not posted:
+        return _qualification_page(request, study, participant)
+    form = _qualification_form(participant, request.POST)
+    if _limited(request, study, "qualify"):
+        return _too_many(request, study)
+    if not form.is_valid():
+        return _qualification_page(request, study, participant, form)
+    try:  # leaves ``participant`` as stored: not read again
+        services.participant_qualify(
+            participant=participant,
+            answers=form.answers(),
+            questions=form.questions,
+            bot_answers=form.bot_answers(),
+        )
+    except services.SessionOver:
+        pass
+    return _next_page(request, participant)
+
+
+def _qualification_form(participant: Participant, data=None) -> QualificationForm:
+    return QualificationForm(
+        data, questions=participant_questions(participant), bots=participant_bots(participant)
     )
-    if request.method == "POST":
-        if _limited(request, study, "qualify"):
-            return _too_many(request, study)
-        if form.is_valid():
-            try:  # leaves ``participant`` as stored: not read again
-                services.participant_qualify(
-                    participant=participant,
-                    answers=form.answers(),
-                    questions=form.questions,
-                    bot_answers=form.bot_answers(),
-                )
-            except services.SessionOver:
-                pass
-            return redirect(_where(participant))
-    ctx = {"study": study, "form": form, **defaults.page_context(study.task_kind)}
-    ctx["seconds_left"] = late.seconds_left(participant)  # the hold: the test's own clock
-    return render(request, "studies/qualification.html", ctx)
+
+
+def _qualification_page(request, study, participant, form=None) -> HttpResponse:
+    """The qualification test (``form``: the answers refused, shown again); in the answer to
+    the consent also its address (``page_url``) for the form and the address bar, and the
+    hold's heartbeat."""
+    url = _url("participate:qualification", study.slug)
+    ctx = {
+        "study": study,
+        "form": form if form is not None else _qualification_form(participant),
+        **defaults.page_context(study.task_kind),
+        "seconds_left": late.seconds_left(participant),  # the hold: the test's own clock
+    }
+    if url != request.path:
+        ctx |= {"page_url": url, "hold_beat": True}
+    response = render(request, "studies/qualification.html", ctx)
+    response[PAGE_URL_HEADER] = url
+    return response
 
 
 def _code_page(request, slug: str, status: str, template: str, code_attr: str):

@@ -157,7 +157,10 @@ class Browser:
                     self.stats.http_errors[step.status] = (
                         self.stats.http_errors.get(step.status, 0) + 1
                     )
-            return Page(r.status, str(r.url), text, dict(r.headers), bool(r.history))
+            # a page sent in answer to a POST names its own address (AmbiSite's X-Page-Url),
+            # where the page's script moves the address bar: the page is taken to be there
+            url = urljoin(str(r.url), r.headers.get("X-Page-Url", ""))
+            return Page(r.status, url, text, dict(r.headers), bool(r.history))
 
     async def assets(self, page: Page) -> None:
         """Scripts, stylesheets and preload/prefetch hints of the page's own origin, each once

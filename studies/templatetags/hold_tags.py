@@ -1,5 +1,6 @@
 """``{% hold_heartbeat %}``: the heartbeat script (static/js/hold.js) on the participant pages
-between consent and the qualification test, so that their hold lasts only while a page is
+between consent and the qualification test (also the test sent in the consent's answer,
+not the first item sent in the test's: ``hold_beat`` in their context), so that their hold lasts only while a page is
 open (``studies.holds.hold_seen``). Elsewhere (the arrival page before consent, the rating
 pages, previews) it renders nothing."""
 
@@ -20,7 +21,12 @@ PAGES = ("welcome", "qualification")
 def hold_heartbeat(context) -> str:
     request = context.get("request")
     match = getattr(request, "resolver_match", None)
-    if match is None or match.namespace != "participate" or match.url_name not in PAGES:
+    if match is None or match.namespace != "participate":
+        return ""
+    # a page sent in the answer to another page's POST says whether it beats ("hold_beat":
+    # the test after the consent does, the first item after the test does not)
+    beat = context.get("hold_beat")
+    if not (match.url_name in PAGES if beat is None else beat):
         return ""
     return format_html(
         '<script src="{}" defer data-url="{}" data-csrf="{}"></script>',

@@ -27,18 +27,21 @@ ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the 
 # the study with the token's participant (none yet: one query), the PID's participant, the
 # unqualified holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the
 # participant, whether the study uses fixed lists, the free slots per setup, their lowest
-# slots, locking them, the check questions, the reservation, the attention answer, COMMIT
-CONSENT_POST = 15 + POSTGRESQL
+# slots, locking them, the check questions, the reservation, the attention answer, COMMIT;
+# then the qualification page in the same answer: the drawn questions, storing the draw
+CONSENT_POST = 17 + POSTGRESQL
 QUALIFICATION_GET = 3  # the participant, the drawn questions, storing the draw
 # the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
-# the batch rows for the first open item (the questions are not read again, nor the
-# participant)
-QUALIFICATION_POST = 7
+# then the first item's page in the same answer: the batch rows, the item with the own
+# answer (the questions are not read again, nor the participant)
+QUALIFICATION_POST = 8
 FIRST_ITEM_GET = 3  # the participant, the batch rows, the item with the own answer
 
 
 def _walk_with_limits(client, study, max_queries):
-    """The arrival path, each page under its own query limit."""
+    """The arrival path, each request under its own query limit: the consent and the
+    qualification POSTs are answered with the next page itself (its address in X-Page-Url);
+    a GET of that page (a reload) has a limit of its own."""
     with max_queries(ARRIVE_GET):
         page = client.get(arrive_url(study.slug))
     assert page.status_code == 200
@@ -46,15 +49,19 @@ def _walk_with_limits(client, study, max_queries):
     data = {"pid": PID, "study_id": "st1", "session_id": "se1", "token": token}
     with max_queries(CONSENT_POST):
         consent = client.post(reverse("participate:consent", args=[study.slug]), data)
-    assert consent["Location"] == reverse("participate:qualification", args=[study.slug])
+    qualification_url = reverse("participate:qualification", args=[study.slug])
+    assert consent.status_code == 200 and consent["X-Page-Url"] == qualification_url
+    assert 'id="qualification"' in consent.content.decode()
     with max_queries(QUALIFICATION_GET):
-        assert client.get(consent["Location"]).status_code == 200
+        assert client.get(qualification_url).status_code == 200
     answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
     with max_queries(QUALIFICATION_POST):
-        graded = client.post(reverse("participate:qualification", args=[study.slug]), answers)
-    assert graded["Location"] == reverse("participate:rate", args=[study.slug, 0])
+        graded = client.post(qualification_url, answers)
+    first_url = reverse("participate:rate", args=[study.slug, 0])
+    assert graded.status_code == 200 and graded["X-Page-Url"] == first_url
+    assert 'id="rate-form"' in graded.content.decode()
     with max_queries(FIRST_ITEM_GET):
-        first = client.get(graded["Location"])
+        first = client.get(first_url)
     assert first.status_code == 200 and 'id="rate-form"' in first.content.decode()
 
 
@@ -80,14 +87,96 @@ def test_the_limits_are_met_on_a_study_with_other_participants_already_in(
     for n in range(5):
         other = Client()
         other.defaults["REMOTE_ADDR"] = f"198.51.100.{20 + n}"
-        assert arrive(other, study, f"{n + 1:024x}").status_code == 302
+        assert arrive(other, study, f"{n + 1:024x}").status_code == 200
     client.defaults["REMOTE_ADDR"] = "198.51.100.7"
     _walk_with_limits(client, study, django_assert_max_num_queries)
 
 
+def _consented(client, study):
+    page = client.get(arrive_url(study.slug))
+    token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1", "token": token}
+    url = reverse("participate:consent", args=[study.slug])
+    return url, data, client.post(url, data)
+
+
+def test_the_consent_is_answered_with_the_test_at_its_own_address_and_a_repost_adds_nobody(
+    client,
+):
+    """The consent's answer is the qualification page itself: its address in X-Page-Url and
+    the canonical link (page_url.js moves the address bar there), the form posting to it,
+    and the hold's heartbeat as on the test's own page. The same consent sent again (a
+    reload of the POST, a double click, another tab) creates no second participant."""
+    study = open_study()
+    client.defaults["REMOTE_ADDR"] = "198.51.100.9"
+    url, data, answer = _consented(client, study)
+    html = answer.content.decode()
+    qualification_url = reverse("participate:qualification", args=[study.slug])
+    assert answer.status_code == 200 and answer["X-Page-Url"] == qualification_url
+    assert f'<link rel="canonical" href="{qualification_url}">' in html
+    assert "js/page_url" in html and 'id="time-left"' in html
+    assert f'<form method="post" action="{qualification_url}"' in html
+    hold = reverse("participate:hold", args=[study.slug])
+    assert "js/hold" in html and f'data-url="{hold}"' in html
+    assert client.cookies[f"resume_{study.slug}"].value == data["token"]
+    again = client.post(url, data)  # the browser's reload of the POST: now a participant's
+    assert again.status_code == 302 and again["Location"] == qualification_url
+    from django.test import Client
+
+    other_tab = Client(REMOTE_ADDR="198.51.100.9").post(url, data)  # no cookie, same token
+    assert other_tab.status_code == 200 and other_tab["X-Page-Url"] == qualification_url
+    assert Participant.objects.count() == 1
+    assert Slot.objects.exclude(participant=None).count() == study.samples_per_participant
+    plain = client.get(qualification_url).content.decode()  # its own address: no canonical
+    assert 'rel="canonical"' not in plain and '<form method="post" class' in plain
+
+
+def test_the_test_is_answered_with_the_first_item_at_its_own_address_and_graded_once(client):
+    """The qualification POST's answer is the first item's page, its address in X-Page-Url,
+    the canonical link and the form's action; the same answers sent again change nothing
+    (the participant is qualified: a redirect to the item) and the item's page at its own
+    address has no canonical link."""
+    study = open_study()
+    client.defaults["REMOTE_ADDR"] = "198.51.100.10"
+    _consented(client, study)
+    url = reverse("participate:qualification", args=[study.slug])
+    answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
+    graded = client.post(url, answers)
+    first_url = reverse("participate:rate", args=[study.slug, 0])
+    html = graded.content.decode()
+    assert graded.status_code == 200 and graded["X-Page-Url"] == first_url
+    assert f'<link rel="canonical" href="{first_url}">' in html and "js/page_url" in html
+    assert f'<form method="post" action="{first_url}"' in html and "js/hold" not in html
+    qualified = Participant.objects.get()
+    assert qualified.status == Participant.Status.QUALIFIED
+    again = client.post(url, answers)
+    assert again.status_code == 302 and again["Location"] == first_url
+    after = Participant.objects.get()
+    assert (after.qualified_at, after.qualification_answers) == (
+        qualified.qualified_at,
+        qualified.qualification_answers,
+    )
+    page = client.get(first_url).content.decode()
+    assert 'rel="canonical"' not in page and '<form method="post" class' in page
+    assert client.post(first_url, {"score": 3, "comment": ""}).status_code == 303
+
+
+def test_a_screened_out_answer_is_still_a_redirect(client):
+    """Only the test and the items come in the POST's answer; the code pages are
+    redirected to."""
+    study = open_study()
+    client.defaults["REMOTE_ADDR"] = "198.51.100.11"
+    _consented(client, study)
+    wrong = {f"q{q.pk}": q.expected % 5 + 1 for q in study.check_questions.all()}
+    response = client.post(reverse("participate:qualification", args=[study.slug]), wrong)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("participate:screened_out", args=[study.slug])
+
+
 def test_grading_reads_the_questions_once_and_leaves_the_participant_as_stored(client):
     """The qualification POST grades the questions its form showed (the stored draw), not
-    read again, and the view redirects from the participant the service left updated."""
+    read again, and the first item's page follows from the participant the service left
+    updated."""
     from django.test.utils import CaptureQueriesContext
 
     study = open_study()
@@ -97,7 +186,7 @@ def test_grading_reads_the_questions_once_and_leaves_the_participant_as_stored(c
     answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
     with CaptureQueriesContext(connection) as queries:
         response = client.post(reverse("participate:qualification", args=[study.slug]), answers)
-    assert response["Location"] == reverse("participate:rate", args=[study.slug, 0])
+    assert response["X-Page-Url"] == reverse("participate:rate", args=[study.slug, 0])
     sqls = [q["sql"] for q in queries.captured_queries]
     assert sum('FROM "studies_checkquestion"' in s for s in sqls) == 1, sqls
     reads = [s for s in sqls if s.startswith("SELECT") and '"studies_participant"' in s]

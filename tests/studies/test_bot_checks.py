@@ -15,7 +15,7 @@ from studies.qualification import participant_bots
 
 from .helpers import BOT_ANSWERS, open_study, pid
 from .kinds_helpers import open_kind_study, rawc_samples
-from .test_participant_views import arrive
+from .test_participant_views import arrive, moved_on, next_url
 
 
 def test_the_pool_has_one_right_option_among_four_per_question():
@@ -57,7 +57,7 @@ def test_a_relatedness_study_asks_two_bot_checks_and_a_plausibility_study_none()
 
 def _consented(client):
     study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples())
-    assert arrive(client, study, pid(1)).status_code == 302
+    assert moved_on(arrive(client, study, pid(1)))
     participant = Participant.objects.get(prolific_pid=pid(1))
     return study, participant, reverse("participate:qualification", args=[study.slug])
 
@@ -90,7 +90,7 @@ def test_right_answers_let_the_participant_start(client):
     study, participant, url = _consented(client)
     answers = {f"bot_{d.key}": d.question.answer for d in participant_bots(participant)}
     response = client.post(url, answers)
-    assert response.status_code == 302 and "/rate/" in response["Location"]
+    assert moved_on(response) and "/rate/" in next_url(response)
     participant.refresh_from_db()
     assert participant.status == Participant.Status.QUALIFIED
     recorded = {k: v for k, v in participant.qualification_answers.items() if k.startswith("bot:")}
@@ -105,12 +105,12 @@ def test_a_wrong_bot_answer_screens_the_participant_out_and_frees_the_batch(clie
     wrong = next(o for o in drawn[1].options if o != drawn[1].question.answer)
     answers[f"bot_{drawn[1].key}"] = wrong
     response = client.post(url, answers)
-    assert response.status_code == 302
+    assert moved_on(response)
     participant.refresh_from_db()
     assert participant.status == Participant.Status.SCREENED_OUT
     assert participant.qualification_answers[f"bot:{drawn[1].key}"] == wrong
     assert not Slot.objects.filter(participant=participant).exists()  # given back
-    page = client.get(response["Location"]).content.decode()
+    page = client.get(next_url(response)).content.decode()
     assert study.screenout_code in page
 
 

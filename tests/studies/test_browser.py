@@ -199,3 +199,49 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     participant = Participant.objects.get(prolific_pid=pid(5))
     assert participant.status == "finished"
     assert Rating.objects.filter(rater=participant.rater).count() == 4
+
+
+def test_the_consent_and_the_test_answer_with_the_next_page_at_its_own_address(
+    page, live_server, study
+):
+    """The consent POST is answered with the qualification test and the test's POST with the
+    first item (no redirect and second request): the address bar shows each page's own
+    address (page_url.js), so a reload GETs that page and sends no form again (one
+    participant, graded once), and the first item's Next saves as on any item."""
+    arrive(page, live_server, pid(6))
+    pages = []
+    page.on(
+        "request",
+        lambda r: pages.append((r.method, r.url)) if r.resource_type == "document" else None,
+    )
+    page.click("#start-qualification")
+    page.wait_for_url(re.compile(r"/s/demo/qualification/$"))
+    page.wait_for_selector("#submit-qualification")
+    assert [(m, u.rsplit("/s/demo", 1)[1]) for m, u in pages] == [("POST", "/consent/")]
+    page.reload()
+    page.wait_for_selector("#submit-qualification")
+    assert pages[-1][0] == "GET" and pages[-1][1].endswith("/s/demo/qualification/")
+    assert Participant.objects.filter(prolific_pid=pid(6)).count() == 1
+    for q in study.check_questions.filter(in_qualification=True):
+        if page.locator(f'input[name="q{q.pk}"]').count():
+            page.click(f'label:has(input[name="q{q.pk}"][value="{q.expected}"])')
+    del pages[:]
+    page.click("#submit-qualification")
+    page.wait_for_url(re.compile(r"/s/demo/rate/0/$"))
+    page.wait_for_selector("#rate-form")
+    assert [(m, u.rsplit("/s/demo", 1)[1]) for m, u in pages] == [("POST", "/qualification/")]
+    page.reload()
+    page.wait_for_selector("#rate-form")
+    assert pages[-1][0] == "GET" and pages[-1][1].endswith("/s/demo/rate/0/")
+    participant = Participant.objects.get(prolific_pid=pid(6))
+    assert participant.status == "qualified"
+    checks = expected_checks(pid(6))
+    page.keyboard.press(str(checks.get(0, 3)))
+    page.keyboard.press("Enter")
+    page.wait_for_url(re.compile(r"/rate/1/$"))
+    assert progress(page) == "Finished Samples: 1/5"
+    page.go_back()  # the first item again, as a page (not the test's POST)
+    page.wait_for_url(re.compile(r"/rate/0/$"))
+    page.wait_for_selector("#rate-form")
+    assert pages[-1][0] == "GET"
+    assert Participant.objects.filter(prolific_pid=pid(6)).count() == 1

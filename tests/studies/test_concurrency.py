@@ -86,13 +86,13 @@ def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> N
     form without scripts (303)."""
     from django.test import Client
 
-    from .test_participant_views import arrive
+    from .test_participant_views import arrive, moved_on, next_url
 
     try:
         client = Client()
         barrier.wait(timeout=60)
         consent = arrive(client, study, pid(n))
-        if consent.status_code != 302:
+        if not moved_on(consent):
             # no place: "full", or "try again in a few minutes" while some holders have
             # not qualified yet
             full = b"This study is full" in consent.content
@@ -101,7 +101,7 @@ def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> N
             outcomes.append(("no place", n) if full or busy else refused)
             return
         answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
-        location = client.post(consent["Location"], answers)["Location"]
+        location = next_url(client.post(next_url(consent), answers))
         headers = {"X-Rating-Page": "1"} if n % 2 else {}
         rated = 0
         while "/rate/" in location:

@@ -71,9 +71,9 @@ def test_every_pair_is_seen_in_both_orders_equally_often_and_each_rating_records
 def _walk_pages(client, study, n: int) -> set[str]:
     """One participant through the pages: each pair's page shows first the sentence its
     order puts first; returns the orders shown."""
-    from .test_participant_views import arrive, qualify_by_post
+    from .test_participant_views import arrive, moved_on, qualify_by_post
 
-    assert arrive(client, study, pid(n)).status_code == 302
+    assert moved_on(arrive(client, study, pid(n)))
     qualify_by_post(client, study)
     participant = study.participants.get(prolific_pid=pid(n))
     slots = {s.position: s for s in Slot.objects.filter(participant=participant)}

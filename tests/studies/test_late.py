@@ -57,7 +57,7 @@ def test_late_answers_while_the_batch_is_held_go_on_to_rating(client):
     arrive(client, study, pid(3))
     _age(11)  # past the 10-minute hold; no sweep ran, the batch is still held
     response = client.post(_qualification(study.slug), _answers(study))
-    assert response.url == reverse("participate:rate", args=[study.slug, 0])
+    assert response["X-Page-Url"] == reverse("participate:rate", args=[study.slug, 0])
     participant = Participant.objects.get()
     assert participant.status == "qualified" and participant.qualification_late
 

@@ -13,7 +13,7 @@ from studies.models import Participant
 from tests.prolific_server import ProlificServer, submission
 
 from .helpers import PID, open_study, pid
-from .test_participant_views import arrive
+from .test_participant_views import arrive, moved_on
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def text_of(response) -> str:
 def test_a_pid_prolific_knows_for_this_study_is_let_in(fake):
     study = open_study(prolific_study_id="st1")
     response = arrive(Client(), study, PID)
-    assert response.status_code == 302
+    assert moved_on(response)
     assert Participant.objects.filter(prolific_pid=PID).exists()
     (seen,) = fake.requests
     assert seen.path == "/api/v1/submissions/se1/"
@@ -95,10 +95,10 @@ def test_an_error_from_prolific_is_explained(fake, status, says):
 
 def test_without_a_token_or_a_prolific_study_id_nothing_is_asked(fake, settings):
     unchecked = open_study(slug="no-id")  # no Prolific study id: not checked
-    assert arrive(Client(), unchecked, pid(7)).status_code == 302
+    assert moved_on(arrive(Client(), unchecked, pid(7)))
     settings.PROLIFIC_API_TOKEN = ""  # the default: off
     study = open_study(slug="no-token", prolific_study_id="st1")
-    assert arrive(Client(), study, pid(8)).status_code == 302
+    assert moved_on(arrive(Client(), study, pid(8)))
     assert fake.requests == []
 
 

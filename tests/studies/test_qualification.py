@@ -15,7 +15,7 @@ from studies import defaults, qualification, services
 from studies.models import CheckQuestion, Participant
 
 from .helpers import open_study, pid
-from .test_participant_views import arrive
+from .test_participant_views import arrive, moved_on
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def shown_in_order(html: str) -> list[int]:
 
 def started(study, n: int = 1) -> tuple[Client, Participant]:
     client = Client()
-    assert arrive(client, study, pid(n)).status_code == 302
+    assert moved_on(arrive(client, study, pid(n)))
     return client, Participant.objects.get(prolific_pid=pid(n))
 
 
