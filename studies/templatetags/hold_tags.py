@@ -1,8 +1,8 @@
 """``{% hold_heartbeat %}``: the heartbeat script (static/js/hold.js) on the participant pages
-between consent and the qualification test (also the test sent in the consent's answer,
-not the first item sent in the test's: ``hold_beat`` in their context), so that their hold lasts only while a page is
-open (``studies.holds.hold_seen``). Elsewhere (the arrival page before consent, the rating
-pages, previews) it renders nothing."""
+between consent and the qualification test (also the test sent in the consent's answer, not
+the first item sent in the test's: ``hold_beat`` in their context), so that their hold lasts
+only while a page is open (``studies.holds.hold_seen``). Elsewhere (the arrival page before
+consent, the rating pages, previews) it renders nothing."""
 
 from __future__ import annotations
 
