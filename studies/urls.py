@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import (
+    consent_views,
     hold_views,
     list_views,
     monitor_views,
@@ -63,10 +64,10 @@ urlpatterns = [
 participant_patterns = (
     [
         path("<slug:slug>/", views.arrive, name="arrive"),
-        path("<slug:slug>/consent/", views.consent, name="consent"),
+        path("<slug:slug>/consent/", consent_views.consent, name="consent"),
         path("<slug:slug>/welcome/", views.welcome, name="welcome"),
         path("<slug:slug>/guidelines/", views.guidelines, name="guidelines"),
-        path("<slug:slug>/qualification/", views.qualification, name="qualification"),
+        path("<slug:slug>/qualification/", consent_views.qualification, name="qualification"),
         path("<slug:slug>/hold/", hold_views.heartbeat, name="hold"),
         path("<slug:slug>/rate/", rating_views.rate_next, name="rate_next"),
         path("<slug:slug>/rate/<int:pos>/", rating_views.rate, name="rate"),
