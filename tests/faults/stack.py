@@ -338,7 +338,9 @@ class Browser:
             return True
         if was_rating:
             self.acked.append(urlsplit(action).path)
-        self.url = str(response.url)
+        # a page sent in a POST's answer names its own address (X-Page-Url: the test after
+        # the consent, the first item after the test), where its script moves the address bar
+        self.url = urljoin(str(response.url), response.headers.get("X-Page-Url", ""))
         self.page = response
         return True
 
