@@ -58,6 +58,21 @@ def pytest_runtest_setup(item):
         pytest.skip(f"needs {name}, not installed: pip install -r requirements-ml.txt")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_memory_caches():
+    """Every test starts with empty per-process caches: the rate limits' counters (per
+    client address and minute), holds' and dashboards' entries of an earlier test in the
+    same process would otherwise count against this one (a test of one client's limit
+    failed when others had used its address in the same minute). A shared cache (Redis,
+    ``CACHE_URL``) is left alone: other processes use it."""
+    from django.conf import settings
+    from django.core.cache import caches
+
+    for alias, config in settings.CACHES.items():
+        if config["BACKEND"].endswith("LocMemCache"):
+            caches[alias].clear()
+
+
 @pytest.fixture
 def researcher(django_user_model):
     return django_user_model.objects.create_user(
