@@ -43,8 +43,19 @@ preload_app = os.environ.get("GUNICORN_PRELOAD", "1") not in ("", "0")
 # its worker is restarted. Graceful stop: requests in flight get this long to finish.
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
-# Idle keep-alive connections from the proxy are held this many seconds.
-keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# One request per connection (keep-alive off), and a worker takes a new connection only while
+# it has fewer than 2 x threads in hand: the requests beyond that wait in the listening
+# socket's queue, which every worker shares, and the first worker with room takes the oldest.
+# A kept-alive connection stays with the worker that accepted it for as long as its client
+# keeps it busy, and which worker that is, is a race: in the 200-participant bench (one
+# connection per participant for the whole run) one worker often held over half of them and
+# ran out of its one core while another idled (docs/performance.md, "The steady figure's
+# spread"). The TLS proxy keeps its own keep-alive with the browsers; nginx's proxy_pass
+# opens a connection to gunicorn per request by default anyway, and a proxy that pools them
+# (Caddy) opens a new one after each answer. GUNICORN_KEEPALIVE=N keeps idle connections N
+# seconds (at most worker_connections - threads a worker; those beyond are closed).
+keepalive = _int("GUNICORN_KEEPALIVE", 0)
+worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 2 * threads)
 
 # Each worker is replaced after about this many requests (jittered so that they do not all
 # restart at once), which bounds the growth of any slow leak. 0 turns it off.

@@ -153,6 +153,8 @@ def test_healthz_only_reads(client):
 def _conf(monkeypatch, **env) -> dict:
     for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_BIND", "GUNICORN_ACCESS_LOG"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("GUNICORN_KEEPALIVE", "GUNICORN_WORKER_CONNECTIONS"):
+        monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     return runpy.run_path(str(GUNICORN_CONF))
@@ -165,6 +167,17 @@ def test_gunicorn_defaults_to_three_gthread_workers_of_four_threads_on_loopback(
     assert conf["accesslog"] is None
     assert conf["max_requests"] > 0 and conf["max_requests_jitter"] > 0
     assert conf["timeout"] > 0 and conf["wsgi_app"] == "ambisite.wsgi:application"
+
+
+def test_gunicorn_spreads_requests_over_its_workers_by_default(monkeypatch):
+    """No keep-alive, and a worker holds at most 2 x threads connections: each request is
+    accepted anew, and the ones beyond wait in the shared listen queue for the first worker
+    with room (docs/performance.md, "The steady figure's spread")."""
+    conf = _conf(monkeypatch)
+    assert (conf["keepalive"], conf["worker_connections"]) == (0, 8)
+    assert _conf(monkeypatch, GUNICORN_THREADS="6")["worker_connections"] == 12
+    conf = _conf(monkeypatch, GUNICORN_KEEPALIVE="5", GUNICORN_WORKER_CONNECTIONS="100")
+    assert (conf["keepalive"], conf["worker_connections"]) == (5, 100)
 
 
 def test_gunicorn_preloads_the_app_unless_told_not_to(monkeypatch):
@@ -270,6 +283,7 @@ def test_gunicorn_with_the_repo_config_serves_pages_and_collected_static(collect
         css = next(p for p in page.decode().split('"') if p.startswith("/static/css/site."))
         status, headers, body = _get(base + css)
         assert status == 200 and headers["Content-Type"].startswith("text/css")
+        assert headers["Connection"] == "close"  # keep-alive off: each request accepted anew
         assert body == (collected / css.removeprefix("/static/")).read_bytes()
         assert _get(f"{base}/static/css/no-such-file.css")[0] == 404
     finally:

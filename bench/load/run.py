@@ -68,10 +68,12 @@ def proc_cpu(match, reaped_by: int | None = None) -> float:
     return total
 
 
-def worker_cpu(server_pgid: int) -> list[float]:
+def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
     """CPU seconds of each live process of the server's group but its master (gunicorn's
-    workers), most first: how evenly the kept-alive connections spread over them."""
-    found = []
+    workers), most first: how evenly the requests spread over them; and how many of them
+    started after ``since_ticks`` (clock ticks since boot): replacements of workers recycled
+    by ``max_requests`` during the run, whose CPU is not in the list."""
+    found, replaced = [], 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -79,7 +81,22 @@ def worker_cpu(server_pgid: int) -> list[float]:
             continue
         if int(stat[2]) == server_pgid and int(pid) != server_pgid:
             found.append(round((int(stat[11]) + int(stat[12])) / HZ, 1))
-    return sorted(found, reverse=True)
+            replaced += int(stat[19]) > since_ticks
+    return sorted(found, reverse=True), replaced
+
+
+def reaped_cpu(pid: int) -> float:
+    """CPU seconds of the children ``pid`` has reaped (gunicorn's recycled workers)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(stat[13]) + int(stat[14])) / HZ
+
+
+def boot_ticks() -> float:
+    """Clock ticks since boot (the unit of a process's start time in /proc)."""
+    return float(Path("/proc/uptime").read_text().split()[0]) * HZ
 
 
 def machine_cpu() -> float:
@@ -93,8 +110,11 @@ class Meter:
     """CPU split of one run: web (the server's process group), PostgreSQL (backends of the
     run's database), generator (this process) and the rest of the machine."""
 
-    def __init__(self, server_pgid: int, database: str | None):
-        self.workers = lambda: worker_cpu(server_pgid)
+    def __init__(self, server_pgid: int, database: str | None, workers: int):
+        self.expected = workers
+        self.ticks0 = float("inf")
+        self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
+        self.reaped = lambda: reaped_cpu(server_pgid)
         self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
         self.pg = lambda: (
             proc_cpu(lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd)
@@ -103,9 +123,15 @@ class Meter:
         )
 
     def start(self) -> None:
+        # every worker up (one answering is not all forked), so that a later one is a
+        # replacement
+        deadline = time.monotonic() + 20
+        while len(self.workers()[0]) < self.expected and time.monotonic() < deadline:
+            time.sleep(0.05)
         t = os.times()
         self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
         self.load0 = os.getloadavg()[0]
+        self.ticks0, self.reaped0 = boot_ticks(), self.reaped()
         self.arrivals: dict | None = None
 
     def mark_arrivals(self) -> None:
@@ -122,6 +148,7 @@ class Meter:
         t = os.times()
         now = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
         web, pg, gen, busy, wall = (b - a for a, b in zip(self.t0, now, strict=True))
+        workers, replaced = self.workers()
         return {
             "wall_s": round(wall, 1),
             "web_s": round(web, 1),
@@ -131,9 +158,13 @@ class Meter:
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
             "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
             "until_arrivals": self.arrivals,
-            # per worker since it started, most first; the largest share of the web CPU
+            # per live worker since it started, most first; the largest share of the web CPU
             # bounds the run: a process runs Python on one core at a time
-            "web_workers_s": self.workers(),
+            "web_workers_s": workers,
+            # workers recycled by max_requests during the run: the replacements (among the
+            # live ones above) and the CPU of those they replaced
+            "replaced_workers": replaced,
+            "replaced_workers_s": round(self.reaped() - self.reaped0, 1),
         }
 
 
@@ -202,7 +233,7 @@ def run_ambisite(args, url: str, participants: int, capacity: int, size: str, cl
     log.parent.mkdir(parents=True, exist_ok=True)
     server = tool_ambisite.start(run_url, bind, workers, threads, log)
     try:
-        meter = Meter(server.pid, run_url.rsplit("/", 1)[1])
+        meter = Meter(server.pid, run_url.rsplit("/", 1)[1], workers)
         profile = tool_ambisite.AmbiSiteProfile(client)
         first = profile.arrival_url(f"http://{bind}", 0).split("?")[0] + "guidelines/"
         stats, cpu = drive(f"http://{bind}", first, profile, participants, args, meter)
@@ -227,7 +258,7 @@ def run_potato(args, samples: dict, participants: int) -> dict:
     bind = free_bind()
     server = tool_potato.start(run_dir, bind, 1, args.potato_threads)
     try:
-        meter = Meter(server.pid, None)
+        meter = Meter(server.pid, None, 1)
         stats, cpu = drive(
             f"http://{bind}",
             f"http://{bind}/",
@@ -266,7 +297,9 @@ def line(tool: str, n: int, r: dict) -> str:
         f"{a['refused']}/{a['errored']} | finished {r['finished']} | HTTP errors {errors}"
         f" (+{sum(r['asset_errors'].values())} assets) | CPU "
         f"web {c['web_s']} PG {c['postgresql_s']} gen {c['generator_s']} other {c['other_s']} s "
-        f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s)"
+        f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
+        f"{shares(c['web_workers_s'])}, replaced {c.get('replaced_workers', 0)}"
+        f" (+{c.get('replaced_workers_s', 0.0)} s))"
     )
     if "integrity" in r:
         i = r["integrity"]
@@ -290,6 +323,12 @@ def line(tool: str, n: int, r: dict) -> str:
     for error in r["errors"][:3]:
         text += f"\n{'':14}{error}"
     return text
+
+
+def shares(workers: list[float]) -> str:
+    """The workers' shares of their CPU (" = 0.52/0.41/0.07"): even is 1/n each."""
+    total = sum(workers)
+    return " = " + "/".join(f"{w / total:.2f}" for w in workers) if total else ""
 
 
 def main() -> None:
