@@ -11,6 +11,10 @@ process waits. In the load measurements of issue 10, 3x4 served more rated items
 than 2x4 at 50 participants. 12 threads hold at most 12 persistent database connections
 (DB_CONN_MAX_AGE), far below PostgreSQL's default of 100 even with a second web container.
 On a bigger machine start from WEB_CONCURRENCY = cores + 1 and measure (`make bench-load`).
+
+Why keep-alive is off and a worker holds at most 2 x threads connections: so that every
+request goes to the first worker with room, from one queue all workers share, instead of to
+the worker that happened to accept its client's connection (the comment at ``keepalive``).
 """
 
 from __future__ import annotations

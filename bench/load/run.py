@@ -161,8 +161,8 @@ class Meter:
             # per live worker since it started, most first; the largest share of the web CPU
             # bounds the run: a process runs Python on one core at a time
             "web_workers_s": workers,
-            # workers recycled by max_requests during the run: the replacements (among the
-            # live ones above) and the CPU of those they replaced
+            # workers recycled by max_requests during the run (the replacements among the
+            # live ones above; run_ambisite counts them all) and the CPU of those replaced
             "replaced_workers": replaced,
             "replaced_workers_s": round(self.reaped() - self.reaped0, 1),
         }
@@ -239,6 +239,9 @@ def run_ambisite(args, url: str, participants: int, capacity: int, size: str, cl
         stats, cpu = drive(f"http://{bind}", first, profile, participants, args, meter)
     finally:
         stop(server)
+    # exactly, where the live replacements (cpu["replaced_workers"]) miss a worker recycled
+    # twice
+    cpu["replaced_workers"] = log.read_text(errors="replace").count("Autorestarting worker")
     out = report(stats, cpu)
     out["server"] = f"gunicorn gthread {size}, DEBUG=0, PostgreSQL"
     out["size"], out["client"] = size, client
@@ -298,8 +301,8 @@ def line(tool: str, n: int, r: dict) -> str:
         f" (+{sum(r['asset_errors'].values())} assets) | CPU "
         f"web {c['web_s']} PG {c['postgresql_s']} gen {c['generator_s']} other {c['other_s']} s "
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
-        f"{shares(c['web_workers_s'])}, replaced {c.get('replaced_workers', 0)}"
-        f" (+{c.get('replaced_workers_s', 0.0)} s))"
+        f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
+        f" +{c.get('replaced_workers_s', 0.0)} s)"
     )
     if "integrity" in r:
         i = r["integrity"]

@@ -121,7 +121,9 @@ def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> sub
     return subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), *config, "ambisite.wsgi", "-b", bind]
         + ["-k", "gthread", "-w", str(workers), "--threads", str(threads)]
-        + ["--log-level", "warning"],  # the config leaves the access log off
+        # info: one "Autorestarting worker" line a worker recycled by max_requests (counted
+        # by run.py); the config leaves the access log off
+        + ["--log-level", "info"],
         cwd=ROOT,
         env=env,
         stdout=log.open("w"),
