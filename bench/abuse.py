@@ -54,7 +54,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(HERE / "load")]
 
-from abuse_client import CSRF, Client, Tally, made_up_pid  # noqa: E402
+from abuse_client import CSRF, Client, Tally, made_up_pid, moved_to  # noqa: E402
 from abuse_stack import (  # noqa: E402
     DEFAULT,
     RESEARCHER,
@@ -97,9 +97,9 @@ async def squatter(run: Run, study: Study, tally: Tally, address: str, qualify: 
         client = Client(run.base, address, tally)
         try:
             status, location = await client.arrive(study.slug, made_up_pid(run.rng))
-            if status == 302 and "/qualification/" in location and qualify:
+            if _in(status, location) and qualify:
                 await client.qualify(study)
-            elif status != 302:
+            elif not _in(status, location):
                 await asyncio.sleep(1)
         finally:
             await client.close()
@@ -176,15 +176,15 @@ async def researcher_reset(run: Run, study: Study, pid: str) -> bool:
 
 
 def _in(status: int, location: str) -> bool:
-    return status == 302 and "/qualification/" in location
+    """The consent let the browser in: on to the qualification test."""
+    return moved_to(status, location, "/qualification/")
 
 
 async def _burn(run: Run, study: Study, pid: str, n: int) -> None:
     """A stranger consents with the owner's PID first, and qualifies (the hold never lapses)."""
     burner = Client(run.base, run.address(130 + n % 4, n))
     try:
-        status, _ = await burner.arrive(study.slug, pid)
-        if status == 302:
+        if _in(*await burner.arrive(study.slug, pid)):
             await burner.qualify(study)
     finally:
         await burner.close()

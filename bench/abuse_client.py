@@ -48,7 +48,13 @@ class Client:
                 method, self.base + path, data=data, headers=headers, allow_redirects=False
             ) as response:
                 text = await response.text()
-                status, location = response.status, response.headers.get("Location", "")
+                status = response.status
+                # where the answer sends the browser: a redirect's Location, or the address
+                # of a page sent in a POST's own answer (the consent answers with the test,
+                # the test with the first item: X-Page-Url, studies.views.PAGE_URL_HEADER)
+                location = response.headers.get("Location") or response.headers.get(
+                    "X-Page-Url", ""
+                )
         except (TimeoutError, OSError) as exc:
             status, text, location = 0, repr(exc), ""
         if self.tally is not None:
@@ -57,8 +63,8 @@ class Client:
         return status, text, location
 
     async def arrive(self, slug: str, pid: str) -> tuple[int, str]:
-        """The arrival link and the consent: (status, Location) of the consent, or of the
-        arrival page when it refused."""
+        """The arrival link and the consent: (status, where it led: ``request``'s location)
+        of the consent, or of the arrival page when it refused."""
         link = f"/s/{slug}/?PROLIFIC_PID={pid}&STUDY_ID=&SESSION_ID=se{pid[:8]}"
         status, page, _ = await self.request("GET", link)
         token, csrf = TOKEN.search(page), CSRF.search(page)
@@ -80,7 +86,13 @@ class Client:
         data |= {f"q{pk}": str(study.answers[int(pk)]) for pk in QUESTION.findall(page)}
         status, _, location = await self.request("POST", path, data)
         self.qualified_to = f"{status} {location}"
-        return status == 302 and "/rate/" in location
+        return moved_to(status, location, "/rate/")
+
+
+def moved_to(status: int, location: str, part: str) -> bool:
+    """Whether an answer took the browser on to a page whose address has ``part``: a
+    redirect there, or that page sent in the answer itself."""
+    return status in (200, 302, 303) and part in location
 
 
 def made_up_pid(rng: random.Random) -> str:
