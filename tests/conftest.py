@@ -149,7 +149,15 @@ def page(browser):
 
 def screenshot(tab, name: str) -> Path:
     """Save a full-page screenshot under test-artifacts/screenshots/ and return its path."""
+    from playwright.sync_api import Error as PlaywrightError
+
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    tab.screenshot(path=str(path), full_page=True)
+    try:
+        tab.screenshot(path=str(path), full_page=True)
+    except PlaywrightError as exc:  # "Unable to capture screenshot": once in a full run
+        if "capture screenshot" not in str(exc):
+            raise
+        tab.wait_for_timeout(500)  # Chromium's compositor busy for a moment: try once more
+        tab.screenshot(path=str(path), full_page=True)
     return path
