@@ -201,6 +201,19 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     assert Rating.objects.filter(rater=participant.rater).count() == 4
 
 
+def _answered_in_place(page, pages: list, button: str, posted: str, shown: str, ready: str):
+    """Click ``button``: its form's one document request is the POST to ``posted``, whose
+    answer is the page at ``shown`` (address bar included); a reload then GETs ``shown``."""
+    del pages[:]
+    page.click(button)
+    page.wait_for_url(re.compile(rf"/s/demo{re.escape(shown)}$"))
+    page.wait_for_selector(ready)
+    assert [(m, u.rsplit("/s/demo", 1)[1]) for m, u in pages] == [("POST", posted)]
+    page.reload()
+    page.wait_for_selector(ready)
+    assert pages[-1][0] == "GET" and pages[-1][1].endswith(f"/s/demo{shown}")
+
+
 def test_the_consent_and_the_test_answer_with_the_next_page_at_its_own_address(
     page, live_server, study
 ):
@@ -214,25 +227,16 @@ def test_the_consent_and_the_test_answer_with_the_next_page_at_its_own_address(
         "request",
         lambda r: pages.append((r.method, r.url)) if r.resource_type == "document" else None,
     )
-    page.click("#start-qualification")
-    page.wait_for_url(re.compile(r"/s/demo/qualification/$"))
-    page.wait_for_selector("#submit-qualification")
-    assert [(m, u.rsplit("/s/demo", 1)[1]) for m, u in pages] == [("POST", "/consent/")]
-    page.reload()
-    page.wait_for_selector("#submit-qualification")
-    assert pages[-1][0] == "GET" and pages[-1][1].endswith("/s/demo/qualification/")
+    _answered_in_place(
+        page, pages, "#start-qualification", "/consent/", "/qualification/", "#submit-qualification"
+    )
     assert Participant.objects.filter(prolific_pid=pid(6)).count() == 1
     for q in study.check_questions.filter(in_qualification=True):
         if page.locator(f'input[name="q{q.pk}"]').count():
             page.click(f'label:has(input[name="q{q.pk}"][value="{q.expected}"])')
-    del pages[:]
-    page.click("#submit-qualification")
-    page.wait_for_url(re.compile(r"/s/demo/rate/0/$"))
-    page.wait_for_selector("#rate-form")
-    assert [(m, u.rsplit("/s/demo", 1)[1]) for m, u in pages] == [("POST", "/qualification/")]
-    page.reload()
-    page.wait_for_selector("#rate-form")
-    assert pages[-1][0] == "GET" and pages[-1][1].endswith("/s/demo/rate/0/")
+    _answered_in_place(
+        page, pages, "#submit-qualification", "/qualification/", "/rate/0/", "#rate-form"
+    )
     participant = Participant.objects.get(prolific_pid=pid(6))
     assert participant.status == "qualified"
     checks = expected_checks(pid(6))
