@@ -40,132 +40,13 @@ import burst  # noqa: E402
 import generator  # noqa: E402
 import tool_ambisite  # noqa: E402
 import tool_potato  # noqa: E402
-
-HZ = os.sysconf("SC_CLK_TCK")
+from cpu import Meter  # noqa: E402
 
 
 def free_bind() -> str:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return f"127.0.0.1:{sock.getsockname()[1]}"
-
-
-def proc_cpu(match, reaped_by: int | None = None) -> float:
-    """CPU seconds (user + system) of the live processes ``match(pid, pgrp, cmdline)`` accepts,
-    plus what the children of ``reaped_by`` used before they exited (gunicorn replaces a
-    worker after ``max_requests``)."""
-    total = 0.0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if match(int(pid), int(stat[2]), cmd):
-            total += (int(stat[11]) + int(stat[12])) / HZ
-        if int(pid) == reaped_by:
-            total += (int(stat[13]) + int(stat[14])) / HZ
-    return total
-
-
-def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
-    """CPU seconds of each live process of the server's group but its master (gunicorn's
-    workers), most first: how evenly the requests spread over them; and how many of them
-    started after ``since_ticks`` (clock ticks since boot): replacements of workers recycled
-    by ``max_requests`` during the run, whose CPU is not in the list."""
-    found, replaced = [], 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat[2]) == server_pgid and int(pid) != server_pgid:
-            found.append(round((int(stat[11]) + int(stat[12])) / HZ, 1))
-            replaced += int(stat[19]) > since_ticks
-    return sorted(found, reverse=True), replaced
-
-
-def reaped_cpu(pid: int) -> float:
-    """CPU seconds of the children ``pid`` has reaped (gunicorn's recycled workers)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(stat[13]) + int(stat[14])) / HZ
-
-
-def boot_ticks() -> float:
-    """Clock ticks since boot (the unit of a process's start time in /proc)."""
-    return float(Path("/proc/uptime").read_text().split()[0]) * HZ
-
-
-def machine_cpu() -> float:
-    """Busy CPU seconds of the whole machine since boot (all cores)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / HZ
-
-
-class Meter:
-    """CPU split of one run: web (the server's process group), PostgreSQL (backends of the
-    run's database), generator (this process) and the rest of the machine."""
-
-    def __init__(self, server_pgid: int, database: str | None, workers: int):
-        self.expected = workers
-        self.ticks0 = float("inf")
-        self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
-        self.reaped = lambda: reaped_cpu(server_pgid)
-        self.web = lambda: proc_cpu(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
-        self.pg = lambda: (
-            proc_cpu(lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd)
-            if database
-            else 0.0
-        )
-
-    def start(self) -> None:
-        # every worker up (one answering is not all forked), so that a later one is a
-        # replacement
-        deadline = time.monotonic() + 20
-        while len(self.workers()[0]) < self.expected and time.monotonic() < deadline:
-            time.sleep(0.05)
-        t = os.times()
-        self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
-        self.load0 = os.getloadavg()[0]
-        self.ticks0, self.reaped0 = boot_ticks(), self.reaped()
-        self.arrivals: dict | None = None
-
-    def mark_arrivals(self) -> None:
-        """CPU seconds of web and PostgreSQL from the start until every participant is past
-        its arrival (called once, from the generator's event loop)."""
-        web, pg, wall = self.web(), self.pg(), time.perf_counter()
-        self.arrivals = {
-            "wall_s": round(wall - self.t0[4], 2),
-            "web_s": round(web - self.t0[0], 2),
-            "postgresql_s": round(pg - self.t0[1], 2),
-        }
-
-    def stop(self) -> dict:
-        t = os.times()
-        now = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
-        web, pg, gen, busy, wall = (b - a for a, b in zip(self.t0, now, strict=True))
-        workers, replaced = self.workers()
-        return {
-            "wall_s": round(wall, 1),
-            "web_s": round(web, 1),
-            "postgresql_s": round(pg, 1),
-            "generator_s": round(gen, 1),
-            "other_s": round(max(0.0, busy - web - pg - gen), 1),
-            "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
-            "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
-            "until_arrivals": self.arrivals,
-            # per live worker since it started, most first; the largest share of the web CPU
-            # bounds the run: a process runs Python on one core at a time
-            "web_workers_s": workers,
-            # workers recycled by max_requests during the run (the replacements among the
-            # live ones above; run_ambisite counts them all) and the CPU of those replaced
-            "replaced_workers": replaced,
-            "replaced_workers_s": round(self.reaped() - self.reaped0, 1),
-        }
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -299,7 +180,8 @@ def line(tool: str, n: int, r: dict) -> str:
         f"p95 {p['p95'] or 0:7.0f} p99 {p['p99'] or 0:7.0f} ms | arrivals {a['accepted']}/"
         f"{a['refused']}/{a['errored']} | finished {r['finished']} | HTTP errors {errors}"
         f" (+{sum(r['asset_errors'].values())} assets) | CPU "
-        f"web {c['web_s']} PG {c['postgresql_s']} gen {c['generator_s']} other {c['other_s']} s "
+        f"web {c['web_s']} PG {c['postgresql_s']} ({c.get('postgresql_exited_s', 0.0)} exited)"
+        f" gen {c['generator_s']} other {c['other_s']} s "
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
         f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
         f" +{c.get('replaced_workers_s', 0.0)} s)"

@@ -1,0 +1,206 @@
+"""CPU accounting of one load run from /proc: the web server's process group, the PostgreSQL
+backends of the run's database, the generator and the rest of the machine (Linux only).
+
+A process that exits during a run takes its CPU time out of the live processes and into its
+parent's cumulative children time (fields cutime + cstime of /proc/<parent>/stat, once the
+parent has reaped it): gunicorn's master for a worker recycled by ``max_requests``, the
+postmaster for a backend whose connection closed (such a worker's). A run's CPU is therefore
+the change of (live processes + what their parent reaped) between two samples; ``used`` does
+that sum, apart from /proc so that it can be tested.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+Match = Callable[[int, int, str], bool]  # (pid, pgrp, cmdline)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """CPU seconds at one moment: each live process matched, keyed by (pid, start time in
+    clock ticks since boot: a reused pid is another process), and what their parent had
+    reaped so far (its children's exited CPU)."""
+
+    live: dict[tuple[int, int], float] = field(default_factory=dict)
+    reaped: float = 0.0
+
+
+@dataclass(frozen=True)
+class Used:
+    total: float  # every matched process's CPU between the two samples
+    exited: float  # the part of it used by processes that exited between them
+
+
+def used(start: Sample, end: Sample) -> Used:
+    """CPU used between ``start`` and ``end``: the live processes' growth plus what their
+    parent reaped in between. A process live at ``start`` that exited is in the parent's
+    reaped time with its whole life, so its CPU before ``start`` (its ``start.live`` value) is
+    taken off, not counted twice; one born and gone in between is in the reaped time only."""
+    reaped = end.reaped - start.reaped
+    gone = sum(cpu for key, cpu in start.live.items() if key not in end.live)
+    return Used(
+        total=sum(end.live.values()) - sum(start.live.values()) + reaped,
+        exited=reaped - gone,
+    )
+
+
+def _stat(pid: int | str) -> list[str]:
+    """/proc/<pid>/stat from the state on (field 3), past the command's name, which may hold
+    spaces: index 1 is the parent, 2 the process group, 11-14 utime, stime, cutime, cstime,
+    19 the start time."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def reaped_cpu(pid: int | None) -> float:
+    """CPU seconds of the children ``pid`` has reaped (none without a ``pid``)."""
+    if pid is None:
+        return 0.0
+    try:
+        stat = _stat(pid)
+    except OSError:
+        return 0.0
+    return (int(stat[13]) + int(stat[14])) / HZ
+
+
+def sample(match: Match, parent: int | None) -> Sample:
+    """The live processes ``match(pid, pgrp, cmdline)`` accepts and what ``parent`` reaped."""
+    live = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            stat = _stat(pid)
+        except OSError:
+            continue
+        if match(int(pid), int(stat[2]), cmd):
+            live[(int(pid), int(stat[19]))] = (int(stat[11]) + int(stat[12])) / HZ
+    return Sample(live, reaped_cpu(parent))
+
+
+def postmaster_pid(database: str) -> int | None:
+    """The parent of the PostgreSQL processes ("postgres: ..." command lines), preferring
+    that of a backend of ``database`` where several clusters run; None if there is none."""
+    parents, ours = set(), set()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if cmd.startswith("postgres:"):
+                parent = int(_stat(pid)[1])
+        except OSError:
+            continue
+        if cmd.startswith("postgres:"):
+            parents.add(parent)
+            if f" {database} " in cmd:
+                ours.add(parent)
+    found = ours or parents
+    return found.pop() if len(found) == 1 else None
+
+
+def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
+    """CPU seconds of each live process of the server's group but its master (gunicorn's
+    workers), most first: how evenly the requests spread over them; and how many of them
+    started after ``since_ticks`` (clock ticks since boot): replacements of workers recycled
+    by ``max_requests`` during the run, whose CPU is not in the list."""
+    found, replaced = [], 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            stat = _stat(pid)
+        except OSError:
+            continue
+        if int(stat[2]) == server_pgid and int(pid) != server_pgid:
+            found.append(round((int(stat[11]) + int(stat[12])) / HZ, 1))
+            replaced += int(stat[19]) > since_ticks
+    return sorted(found, reverse=True), replaced
+
+
+def boot_ticks() -> float:
+    """Clock ticks since boot (the unit of a process's start time in /proc)."""
+    return float(Path("/proc/uptime").read_text().split()[0]) * HZ
+
+
+def machine_cpu() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / HZ
+
+
+class Meter:
+    """CPU split of one run: web (the server's process group), PostgreSQL (backends of the
+    run's database, those that exited during the run included), generator (this process) and
+    the rest of the machine."""
+
+    def __init__(self, server_pgid: int, database: str | None, workers: int):
+        self.expected = workers
+        self.database = database
+        self.ticks0 = float("inf")
+        self.postmaster: int | None = None
+        self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
+        self.web = lambda: sample(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
+        self.pg = lambda: (
+            sample(
+                lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd,
+                self.postmaster,
+            )
+            if database
+            else Sample()
+        )
+
+    def start(self) -> None:
+        # every worker up (one answering is not all forked), so that a later one is a
+        # replacement
+        deadline = time.monotonic() + 20
+        while len(self.workers()[0]) < self.expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.database:
+            self.postmaster = postmaster_pid(self.database)
+        t = os.times()
+        self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
+        self.load0 = os.getloadavg()[0]
+        self.ticks0 = boot_ticks()
+        self.arrivals: dict | None = None
+
+    def mark_arrivals(self) -> None:
+        """CPU seconds of web and PostgreSQL from the start until every participant is past
+        its arrival (called once, from the generator's event loop)."""
+        web, pg, wall = self.web(), self.pg(), time.perf_counter()
+        self.arrivals = {
+            "wall_s": round(wall - self.t0[4], 2),
+            "web_s": round(used(self.t0[0], web).total, 2),
+            "postgresql_s": round(used(self.t0[1], pg).total, 2),
+        }
+
+    def stop(self) -> dict:
+        t = os.times()
+        web_now, pg_now = self.web(), self.pg()
+        web, pg = used(self.t0[0], web_now), used(self.t0[1], pg_now)
+        gen = t.user + t.system - self.t0[2]
+        busy, wall = machine_cpu() - self.t0[3], time.perf_counter() - self.t0[4]
+        workers, replaced = self.workers()
+        return {
+            "wall_s": round(wall, 1),
+            "web_s": round(web.total, 1),
+            "postgresql_s": round(pg.total, 1),
+            # of which backends that exited during the run (their connection closed, e.g. by
+            # a recycled worker); read from the postmaster, which reaps the backends of every
+            # database of the cluster: on a shared server, others' closed connections too
+            "postgresql_exited_s": round(pg.exited, 1),
+            "generator_s": round(gen, 1),
+            "other_s": round(max(0.0, busy - web.total - pg.total - gen), 1),
+            "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
+            "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
+            "until_arrivals": self.arrivals,
+            # per live worker since it started, most first; the largest share of the web CPU
+            # bounds the run: a process runs Python on one core at a time
+            "web_workers_s": workers,
+            # workers recycled by max_requests during the run (the replacements among the
+            # live ones above; run_ambisite counts them all) and the CPU of those replaced
+            "replaced_workers": replaced,
+            "replaced_workers_s": round(web.exited, 1),
+        }
