@@ -187,7 +187,7 @@ class ImportReport:
         return bool(self.samples_created or self.ratings_created)
 
 
-def _get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -> dict:
+def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -> dict:
     """Fetch rows by natural key and bulk-create the missing ones (in the order of ``keys``,
     so ids follow the file); returns ``{key: row}``."""
     found: dict = {}
@@ -205,26 +205,26 @@ def _get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -
 
 def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
     """Create homonyms, senses, setups and stories; return lookup maps for samples."""
-    homonyms = _get_or_create_many(
+    homonyms = get_or_create_many(
         Homonym,
         dict.fromkeys((s.homonym,) for s in samples),
         ("form",),
         lambda k: Homonym(form=k[0]),
     )
     hid = {form: row.id for (form,), row in homonyms.items()}
-    senses = _get_or_create_many(
+    senses = get_or_create_many(
         Sense,
         dict.fromkeys((hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples),
         ("homonym_id", "gloss", "example_sentence"),
         lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
     )
-    setups = _get_or_create_many(
+    setups = get_or_create_many(
         Setup,
         dict.fromkeys((hid[s.homonym], s.precontext, s.sentence) for s in samples),
         ("homonym_id", "precontext", "sentence"),
         lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
     )
-    stories = _get_or_create_many(
+    stories = get_or_create_many(
         Story,
         dict.fromkeys(
             (setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending) for s in samples

@@ -17,6 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.text import slugify
 
+from annotations.importers import get_or_create_many
 from annotations.models import Dataset, Homonym, Sample, Setup, Split, Story, TaskKind
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
@@ -169,8 +170,28 @@ def round_pairs(
     return next_round(uses, labels, asked, n, seed=seed, criteria=criteria)
 
 
+def _pair_stories(homonym: Homonym, ordered: list[list[Use]]) -> list[Story]:
+    """The story (without ending) of each pair's setup: its uses' labels under the lemma.
+    Setups are unique by those texts, so an existing one is reused: a word of the same lemma
+    with the same uses, or a deleted study's sample of the pair, has it already."""
+    keys = [(homonym.pk, use_label(a), use_label(b)) for a, b in ordered]
+    setups = get_or_create_many(
+        Setup,
+        dict.fromkeys(keys),
+        ("homonym_id", "precontext", "sentence"),
+        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
+    )
+    stories = get_or_create_many(
+        Story,
+        dict.fromkeys((setups[k].pk, "") for k in keys),
+        ("setup_id", "ending"),
+        lambda k: Story(setup_id=k[0], ending=k[1]),
+    )
+    return [stories[(setups[k].pk, "")] for k in keys]
+
+
 def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sample]:
-    """One sample (with its own setup and story) and ``UsePair`` per pair."""
+    """One sample and ``UsePair`` per pair, on the pair's setup and story."""
     dataset, _ = Dataset.objects.get_or_create(
         name=f"wug-{word.pk}-{slugify(word.name)}"[:64],
         defaults={"title": f"Use pairs of {word.name}", "task_kind": TaskKind.USE_PAIR},
@@ -180,10 +201,7 @@ def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sampl
     uses = {u.identifier: u for u in Use.objects.filter(word=word)}
     ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
     start = Sample.objects.filter(split=split).count()
-    setups = Setup.objects.bulk_create(
-        Setup(homonym=homonym, precontext=use_label(a), sentence=use_label(b)) for a, b in ordered
-    )
-    stories = Story.objects.bulk_create(Story(setup=s, ending="") for s in setups)
+    stories = _pair_stories(homonym, ordered)
     samples = Sample.objects.bulk_create(
         Sample(split=split, story=story, dataset_id=str(start + i), position=start + i)
         for i, story in enumerate(stories)
