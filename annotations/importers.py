@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from ambisite.db.statistics import analyze_after_commit
+
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
 from .models import (
@@ -392,5 +394,6 @@ def ambistory_import(
         report.samples_created = len(created)
         report.ratings_created = _write_ratings(ds, sp, new, on_ratings)
         data_changed(kind=ds.task_kind, split_ids=[sp.pk])
+        analyze_after_commit(report.samples_created + report.ratings_created, Sample, Rating)
     report.setups_created = Setup.objects.count() - setups_before
     return report

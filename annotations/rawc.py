@@ -17,6 +17,8 @@ from pathlib import Path
 
 from django.db import transaction
 
+from ambisite.db.statistics import analyze_after_commit
+
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
@@ -226,6 +228,7 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     after = Rating.objects.filter(sample__split=split).count()
     if created or after != before:
         data_changed(kind=ds.task_kind, split_ids=[split.pk])
+    analyze_after_commit(created + after - before, Sample, Rating)
     return RawcReport(
         pairs=len(data.pairs),
         words=len({p.word for p in data.pairs}),

@@ -42,9 +42,10 @@ from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from ambisite.db.statistics import analyze_after_commit
 from annotations.models import Rating
 
-from . import adaptive, lists, sql
+from . import adaptive, lists, selectors, sql
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .numbering import create_numbered
 
@@ -138,6 +139,7 @@ def slots_create(study: Study) -> int:
         if (sample_id, number) not in have
     ]
     Slot.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
+    analyze_after_commit(len(new), Slot)  # arrivals may come at once (a Prolific release)
     return len(new)
 
 
@@ -313,7 +315,9 @@ def _reserve_once(participant: Participant, rng: random.Random, queued: bool) ->
 
 def _draw_checks(study: Study, n_checks: int, rng: random.Random) -> list[CheckQuestion]:
     """The attention checks of a batch: ``n_checks`` of the study's, at random."""
-    checks = list(CheckQuestion.objects.filter(study=study, as_attention_check=True).order_by("id"))
+    checks = sorted(
+        (q for q in selectors.check_questions(study) if q.as_attention_check), key=lambda q: q.pk
+    )
     return rng.sample(checks, min(n_checks, len(checks)))
 
 

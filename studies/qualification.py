@@ -23,7 +23,7 @@ from django.conf import settings
 
 from . import bot_checks
 from .models import CheckQuestion, Participant, Study
-from .selectors import qualification_questions
+from .selectors import check_questions, qualification_questions
 
 
 def story_of(question: CheckQuestion) -> tuple[str, str]:
@@ -56,14 +56,13 @@ def participant_questions(participant: Participant) -> list[CheckQuestion]:
     only the first stores them."""
     stored = participant.qualification_draw
     if stored:
-        mine = CheckQuestion.objects.filter(study_id=participant.study_id, pk__in=stored)
-        by_id = mine.in_bulk()
+        by_id = {q.pk: q for q in check_questions(participant.study)}
         kept = [by_id[pk] for pk in stored if pk in by_id]
         if kept:  # else every drawn question was deleted since: draw again
             return kept
     study = participant.study
     drawn = draw(
-        qualification_questions(study.pk),
+        qualification_questions(study),
         study.questions_per_participant,
         seed_for(study.pk, f"participant:{participant.pk}"),
     )
@@ -78,7 +77,7 @@ def preview_questions(study: Study, user_pk: int | None) -> list[CheckQuestion]:
     """A draw for a researcher's preview: the same for one researcher on every reload (so the
     POST grades what the page showed), stored nowhere."""
     seed = seed_for(study.pk, f"preview:{user_pk}")
-    return draw(qualification_questions(study.pk), study.questions_per_participant, seed)
+    return draw(qualification_questions(study), study.questions_per_participant, seed)
 
 
 def participant_bots(participant: Participant) -> list[bot_checks.Drawn]:

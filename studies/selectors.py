@@ -195,11 +195,24 @@ def participant_row(params: list, *, by_token: bool = False, lock: bool = False)
     return participant
 
 
-def qualification_questions(study_id: int) -> list[CheckQuestion]:
+def check_questions(study: Study) -> list[CheckQuestion]:
+    """Every check question of ``study`` (qualification and attention) in their order, read
+    once per study instance (a request's: a later request reads the study, and them, again):
+    a consent draws the batch's attention checks and shows the test from one read.
+    Filtered on ``study_id``, not through ``study.check_questions``, whose query carries
+    the study instance and costs more CPU to build."""
+    found = study.__dict__.get("_check_questions")
+    if found is None:
+        found = study.__dict__["_check_questions"] = list(
+            CheckQuestion.objects.filter(study_id=study.pk)
+        )
+    return found
+
+
+def qualification_questions(study: Study) -> list[CheckQuestion]:
     """The study's qualification questions in their order (the page, the grading and the
-    preview all ask here). Filtered on ``study_id``, not through ``study.check_questions``,
-    whose query carries the study instance and costs more CPU to build."""
-    return list(CheckQuestion.objects.filter(study_id=study_id, in_qualification=True))
+    preview all ask here)."""
+    return [q for q in check_questions(study) if q.in_qualification]
 
 
 def participant_by_token(slug: str, token_hash: str, *, lock: bool = False) -> Participant | None:
@@ -209,19 +222,24 @@ def participant_by_token(slug: str, token_hash: str, *, lock: bool = False) -> P
     return participant_row([token_hash, slug], by_token=True, lock=lock)
 
 
-def study_and_participant(slug: str, token_hash: str) -> tuple[Study, Participant | None] | None:
+def study_and_participant(
+    slug: str, token_hash: str | None
+) -> tuple[Study, Participant | None] | None:
     """The study ``slug`` (not a draft) and its participant whose resume-token hash is
-    ``token_hash`` (None when no participant has it), in one query; None without such a
-    study. The study has its non-datetime columns (``sql.STUDY_FIELDS``), as a participant
-    found by token has."""
+    ``token_hash`` (None when no participant has it, or without a hash), in one query on a
+    plain cursor; None without such a study. The study has its non-datetime columns
+    (``sql.STUDY_FIELDS``), as a participant found by token has."""
     with connection.cursor() as cursor:
-        cursor.execute(sql.study_and_participant(), [token_hash, slug])
+        if token_hash is None:
+            cursor.execute(sql.study_and_participant(token=False), [slug])
+        else:
+            cursor.execute(sql.study_and_participant(), [token_hash, slug])
         row = cursor.fetchone()
     if row is None:
         return None
     n = len(sql.STUDY_FIELDS)
     study = _from_row(Study, sql.STUDY_FIELDS, row[:n])
-    if row[n + sql.PARTICIPANT_FIELDS.index("id")] is None:
+    if token_hash is None or row[n + sql.PARTICIPANT_FIELDS.index("id")] is None:
         return study, None
     participant = _from_row(Participant, sql.PARTICIPANT_FIELDS, row[n:])
     Participant.study.field.set_cached_value(participant, study)

@@ -124,7 +124,7 @@ def participant_arrive(
     def create() -> Participant:
         held_until = holds.hold_admit(study=study, client=client)
         rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=new_pseudonym())
-        return Participant.objects.create(
+        participant = Participant.objects.create(
             study=study,
             rater=rater,
             prolific_pid=pid,
@@ -134,6 +134,12 @@ def participant_arrive(
             client=client,
             held_until=held_until,
         )
+        if qualification.qualification_questions(study):
+            # the test's draw stored in the consent's transaction (not in one of its own
+            # when the page is first shown): the test page that answers the consent reads
+            # nothing more
+            qualification.participant_questions(participant)
+        return participant
 
     for sweep in (False, True):
         # late sessions give their places back; an adaptive study may add places

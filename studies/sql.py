@@ -183,11 +183,17 @@ def participant_select(*, by_token: bool, lock: bool) -> str:
     return sql
 
 
-def study_and_participant() -> str:
+def study_and_participant(*, token: bool = True) -> str:
     """A study that is not a draft (``STUDY_FIELDS``), by slug, with its participant whose
     resume-token hash is given (``PARTICIPANT_FIELDS``, all NULL without one): the arrival
     link and the consent of a browser that has a token but no participant yet find the
-    study in the same query (params: hash, slug)."""
+    study in the same query (params: hash, slug). Without ``token`` the study alone (params:
+    slug): the arrival link of a browser that has none."""
+    if not token:
+        return (
+            f"SELECT {', '.join(_columns(Study, STUDY_FIELDS, 's'))} FROM {table(Study)} s"
+            " WHERE s.slug = %s AND s.status <> 'draft'"
+        )
     select = _columns(Study, STUDY_FIELDS, "s") + _columns(Participant, PARTICIPANT_FIELDS, "p")
     return (
         f"SELECT {', '.join(select)} FROM {table(Study)} s"

@@ -114,7 +114,7 @@ def limits(study: Study, *, has_test: bool) -> list[Limit]:
 def welcome_context(study: Study) -> dict:
     """What the welcome page shows beside the study itself (the participant's, the
     preview's): the number of items, the estimated duration and the time limits."""
-    has_test = bool(selectors.qualification_questions(study.pk))
+    has_test = bool(selectors.qualification_questions(study))
     return {
         "n_items": study.samples_per_participant + study.attention_checks_per_batch,
         "estimate": duration_estimate(study),

@@ -57,10 +57,7 @@ def _token_hash(request: HttpRequest, slug: str) -> str | None:
 def _participant(request: HttpRequest, slug: str) -> tuple[Study, Participant | None]:
     """The study and this browser's participant in it: one query, with a resume token
     (whether or not a participant has it yet: the consent's case) or without."""
-    token_hash = _token_hash(request, slug)
-    if not token_hash:
-        return _study(slug), None
-    found = selectors.study_and_participant(slug, token_hash)
+    found = selectors.study_and_participant(slug, _token_hash(request, slug))
     if found is None:
         raise Http404("No such study.")
     return found

@@ -26,11 +26,12 @@ POSTGRESQL = connection.vendor == "postgresql"
 ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
 # the study with the token's participant (none yet: one query), the PID's participant, the
 # unqualified holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the
-# participant, whether the study uses fixed lists, the free slots per setup, their lowest
-# slots, locking them, the check questions, the reservation, the attention answer, COMMIT;
-# then the qualification page in the same answer: the drawn questions, storing the draw
-CONSENT_POST = 17 + POSTGRESQL
-QUALIFICATION_GET = 3  # the participant, the drawn questions, storing the draw
+# participant, the study's check questions (read once: the test's draw and the batch's
+# attention checks), storing the draw, whether the study uses fixed lists, the free slots
+# per setup, their lowest slots, locking them, the reservation, the attention answer,
+# COMMIT; then the qualification page in the same answer, which reads nothing more
+CONSENT_POST = 16 + POSTGRESQL
+QUALIFICATION_GET = 2  # the participant, its drawn questions (the draw is stored already)
 # the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
 # then the first item's page in the same answer: the batch rows, the item with the own
 # answer (the questions are not read again, nor the participant)

@@ -134,6 +134,9 @@ def test_a_question_deleted_after_the_draw_is_replaced_by_a_new_draw():
     _, participant = started(study)
     drawn = qualification.participant_questions(participant)
     CheckQuestion.objects.filter(pk__in=[q.pk for q in drawn]).delete()
+    # the next request reads the participant, and its study's questions, again (a study
+    # instance reads its questions once: ``selectors.check_questions``)
+    participant = Participant.objects.select_related("study").get(pk=participant.pk)
     again = qualification.participant_questions(participant)
     assert len(again) == 1 and again[0].pk != drawn[0].pk
     participant.refresh_from_db()
