@@ -209,6 +209,27 @@ def check_questions(study: Study) -> list[CheckQuestion]:
     return found
 
 
+def finished_minutes(study_id: int) -> tuple[int, float]:
+    """How many of the study's participants finished (of its first 1,000 finishers) and the
+    median of their minutes from start to finish (the lower middle one of an even count;
+    0 without any). PostgreSQL takes the median itself: every arrival link asks (the
+    welcome page's estimate), and 1,000 rows of two datetimes each cost milliseconds of CPU
+    to read."""
+    finished = Participant.objects.filter(
+        study_id=study_id, status=Participant.Status.FINISHED, finished_at__isnull=False
+    )
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql.finished_minutes(), [study_id, Participant.Status.FINISHED])
+            count, median = cursor.fetchone()
+        return count, float(median or 0)
+    taken = sorted(
+        (end - start).total_seconds() / 60
+        for start, end in finished.values_list("started_at", "finished_at")[:1000]
+    )
+    return len(taken), taken[(len(taken) - 1) // 2] if taken else 0.0
+
+
 def qualification_questions(study: Study) -> list[CheckQuestion]:
     """The study's qualification questions in their order (the page, the grading and the
     preview all ask here)."""

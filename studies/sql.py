@@ -202,6 +202,17 @@ def study_and_participant(*, token: bool = True) -> str:
     )
 
 
+def finished_minutes() -> str:
+    """PostgreSQL: the count of a study's first 1,000 finished participants and the lower
+    median of their minutes from start to finish (params: study id, the finished status)."""
+    return (
+        "SELECT count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY minutes) FROM ("
+        "SELECT EXTRACT(EPOCH FROM finished_at - started_at) / 60 AS minutes"
+        f" FROM {table(Participant)} WHERE study_id = %s AND status = %s"
+        " AND finished_at IS NOT NULL LIMIT 1000) x"
+    )
+
+
 def batch_rows() -> str:
     """Every item of a batch, in order: its slots (with their numbers) and attention checks
     (params: the participant's id twice)."""

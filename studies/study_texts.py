@@ -20,7 +20,7 @@ import math
 from typing import NamedTuple
 
 from . import defaults, kind_pages, selectors
-from .models import Participant, Study
+from .models import Study
 
 PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
 
@@ -126,16 +126,12 @@ def welcome_context(study: Study) -> dict:
 
 def duration_estimate(study: Study) -> int:
     """Minutes a participant needs, for the welcome page: the median of the study's finished
-    participants once there are at least 3, else about one minute per story plus 5 minutes
-    for the guidelines and the test; never above the time limit."""
-    taken = sorted(
-        (end - start).total_seconds() / 60  # type: ignore[operator]  # started_at is set
-        for start, end in study.participants.filter(
-            status=Participant.Status.FINISHED, finished_at__isnull=False
-        ).values_list("started_at", "finished_at")[:1000]
-    )
-    if len(taken) >= 3:
-        minutes = math.ceil(taken[len(taken) // 2])
+    participants (``selectors.finished_minutes``) once there are at least 3, else about one
+    minute per story plus 5 minutes for the guidelines and the test; never above the time
+    limit."""
+    finished, median = selectors.finished_minutes(study.pk)
+    if finished >= 3:
+        minutes = math.ceil(median)
     else:
         minutes = 5 + study.samples_per_participant + study.attention_checks_per_batch
     return max(1, min(minutes, study.time_limit_minutes))

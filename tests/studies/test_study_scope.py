@@ -224,3 +224,18 @@ def test_the_duration_estimate_uses_finished_participants_once_there_are_three()
             finished_at=p.started_at + timedelta(minutes=minutes),
         )
     assert study_texts.duration_estimate(study) == 20
+
+
+def test_the_duration_estimate_takes_the_lower_middle_of_an_even_count():
+    """Four finishers (10, 12, 20, 30 minutes): the estimate is the lower of the two middle
+    ones, on PostgreSQL (its percentile_disc) as on SQLite."""
+    from datetime import timedelta
+
+    study = open_study(per_participant=4, ratings=3, minutes=60)
+    for n, minutes in enumerate((30, 10, 20, 12), start=1):
+        p = services.participant_arrive(study=study, pid=pid(n))
+        Participant.objects.filter(pk=p.pk).update(
+            status=Participant.Status.FINISHED,
+            finished_at=p.started_at + timedelta(minutes=minutes, seconds=30),
+        )
+    assert study_texts.duration_estimate(study) == 13  # 12.5 minutes, rounded up
