@@ -224,7 +224,7 @@ def finished_minutes(study_id: int) -> tuple[int, float]:
             count, median = cursor.fetchone()
         return count, float(median or 0)
     taken = sorted(
-        (end - start).total_seconds() / 60
+        (end - start).total_seconds() / 60  # type: ignore[operator]  # finished: both set
         for start, end in finished.values_list("started_at", "finished_at")[:1000]
     )
     return len(taken), taken[(len(taken) - 1) // 2] if taken else 0.0
