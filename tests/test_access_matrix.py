@@ -279,6 +279,7 @@ RULES: dict[str, dict[str, Callable]] = {
     "wug:crowd_start": POST_ONLY_SITE,
     "wug:crowd_round": POST_ONLY_SITE,
     "wug:crowd_gold": POST_ONLY_SITE,
+    "wug:crowd_gold_remove": POST_ONLY_SITE,
     "studies:lists_upload": POST_ONLY_SITE,
     "studies:lists_make": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
@@ -374,6 +375,7 @@ def url_values(staff, study, participant) -> dict:
         "id": str(staff.pk),
         "url": "x",
         "name": wug_word(),
+        "gold_pk": 1,  # refused before it is looked up: POST only, researchers only
     }
 
 

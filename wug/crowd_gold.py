@@ -3,7 +3,8 @@ attention checks (``CheckQuestion`` + ``GoldPair``). Some are chosen automatical
 imported graph (``wug.sampling.gold_pairs``); a researcher adds their own (two use ids and
 the expected answer), validated here with errors naming the field or use id. A set of golds
 that one key passes in full (``wug.sampling.constant_keys``, e.g. only identity pairs) is
-reported on the word page (``wug.crowd_reads.gold_warning``).
+reported on the word page (``wug.crowd_reads.gold_warning``), where a researcher also removes
+gold pairs (``gold_pair_remove``). Both only while the study is a draft.
 """
 
 from __future__ import annotations
@@ -133,14 +134,20 @@ def _refuse_taken(crowd: CrowdStudy, word: Word, a: Use, b: Use) -> None:
         )
 
 
+def _refuse_unless_draft(study: Study) -> None:
+    """Gold pairs change only while the study is a draft: no participant has been given one
+    as a check yet (an answered check keeps its question, ``AttentionAnswer``)."""
+    if study.status != Study.Status.DRAFT:
+        raise CrowdError("Gold pairs are added and removed while the study is a draft.")
+
+
 @transaction.atomic
 def gold_pair_add(*, crowd_study: CrowdStudy, spec: GoldSpec) -> GoldPair:
     """Add a researcher's gold pair to a draft crowd study as an attention check (a study
     without any gets one check per participant)."""
     crowd = CrowdStudy.objects.select_for_update().get(pk=crowd_study.pk)
     study = crowd.study
-    if study.status != Study.Status.DRAFT:
-        raise CrowdError("Gold pairs are added while the study is a draft.")
+    _refuse_unless_draft(study)
     word, a, b, expected, tolerance = checked_gold(list(crowd.words.all()), spec)
     _refuse_taken(crowd, word, a, b)
     order = (study.check_questions.aggregate(m=Max("order"))["m"] or 0) + 1
@@ -150,3 +157,20 @@ def gold_pair_add(*, crowd_study: CrowdStudy, spec: GoldSpec) -> GoldPair:
     if study.attention_checks_per_batch == 0:
         study_services.study_update(study=study, attention_checks_per_batch=1)
     return GoldPair.objects.create(question=question, use1=a, use2=b)
+
+
+@transaction.atomic
+def gold_pair_remove(*, crowd_study: CrowdStudy, gold: GoldPair) -> None:
+    """Remove a gold pair (an identity pair too) and its check question from a draft crowd
+    study; the checks per participant drop to the attention checks left, as a new study
+    asks no more than it has."""
+    crowd = CrowdStudy.objects.select_for_update().get(pk=crowd_study.pk)
+    study = crowd.study
+    _refuse_unless_draft(study)
+    row = GoldPair.objects.filter(pk=gold.pk, question__study_id=study.pk).first()
+    if row is None:
+        raise CrowdError(f"{gold.use1} ~ {gold.use2} is not a gold pair of {study.title}")
+    CheckQuestion.objects.filter(pk=row.question_id).delete()  # the gold pair with it
+    left = study.check_questions.filter(as_attention_check=True).count()
+    if study.attention_checks_per_batch > left:
+        study_services.study_update(study=study, attention_checks_per_batch=left)

@@ -145,16 +145,28 @@ def pair_details(items: list) -> None:
         item.target = parts[0].target or item.homonym
 
 
-def study_golds(study_id: int) -> list[Gold]:
-    """The study's gold pairs (use identifiers, expected answer, tolerance)."""
+def study_gold_rows(study_id: int) -> list[tuple[int, Gold]]:
+    """The study's gold pairs (use identifiers, expected answer, tolerance) by their
+    ``GoldPair`` id, which the word page's remove buttons name."""
     rows = (
         GoldPair.objects.filter(question__study_id=study_id)
         .order_by("question__order")
         .values_list(
-            "use1__identifier", "use2__identifier", "question__expected", "question__tolerance"
+            "pk",
+            "use1__identifier",
+            "use2__identifier",
+            "question__expected",
+            "question__tolerance",
         )
     )
-    return [Gold(*row) for row in rows]
+    return [
+        (pk, Gold(use1, use2, expected, tolerance)) for pk, use1, use2, expected, tolerance in rows
+    ]
+
+
+def study_golds(study_id: int) -> list[Gold]:
+    """The study's gold pairs (use identifiers, expected answer, tolerance)."""
+    return [gold for _, gold in study_gold_rows(study_id)]
 
 
 def gold_warning(golds: list[Gold]) -> str:
@@ -183,8 +195,12 @@ class CrowdView:
 
     crowd: CrowdStudy
     rounds: list[RoundProgress]
-    golds: list[Gold]
+    gold_rows: list[tuple[int, Gold]]  # (GoldPair id, gold)
     gold_warning: str
+
+    @property
+    def golds(self) -> list[Gold]:
+        return [gold for _, gold in self.gold_rows]
 
     @property
     def round_open(self) -> bool:
@@ -195,6 +211,7 @@ def crowd_views_of(word: Word) -> list[CrowdView]:
     studies = CrowdStudy.objects.filter(words=word).select_related("study")
     out = []
     for crowd in studies:
-        golds = study_golds(crowd.study_id)
-        out.append(CrowdView(crowd, round_progress(crowd), golds, gold_warning(golds)))
+        rows = study_gold_rows(crowd.study_id)
+        warning = gold_warning([gold for _, gold in rows])
+        out.append(CrowdView(crowd, round_progress(crowd), rows, warning))
     return out

@@ -8,9 +8,9 @@ from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
 from wug.crowd import CrowdError, crowd_round_add, crowd_study_create, words_named
-from wug.crowd_gold import GoldSpec, gold_pair_add
+from wug.crowd_gold import GoldSpec, gold_pair_add, gold_pair_remove
 from wug.forms import CrowdStudyForm, GoldPairForm
-from wug.models import CrowdStudy, Word
+from wug.models import CrowdStudy, GoldPair, Word
 
 
 def _problems(form) -> str:
@@ -77,5 +77,29 @@ def crowd_gold(request, name: str, slug: str):
             request,
             f"Gold pair {gold.use1.identifier} ~ {gold.use2.identifier} (answer "
             f"{data['expected']}) is added to {crowd.study.title}.",
+        )
+    return redirect("wug:word", name=word.name)
+
+
+@require_POST
+@researcher_required
+def crowd_gold_remove(request, name: str, slug: str, gold_pk: int):
+    """Remove a gold pair (an identity pair too) from a draft study."""
+    word = get_object_or_404(Word, name=name)
+    crowd = get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+    gold = get_object_or_404(
+        GoldPair.objects.select_related("use1", "use2"),
+        pk=gold_pk,
+        question__study_id=crowd.study_id,
+    )
+    try:
+        gold_pair_remove(crowd_study=crowd, gold=gold)
+    except CrowdError as exc:
+        messages.error(request, f"No gold pair was removed: {exc}")
+    else:
+        messages.success(
+            request,
+            f"Gold pair {gold.use1.identifier} ~ {gold.use2.identifier} is removed from "
+            f"{crowd.study.title}.",
         )
     return redirect("wug:word", name=word.name)

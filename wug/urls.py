@@ -11,4 +11,9 @@ urlpatterns = [
     path("<str:name>/crowd/", crowd_views.crowd_start, name="crowd_start"),
     path("<str:name>/crowd/<slug:slug>/round/", crowd_views.crowd_round, name="crowd_round"),
     path("<str:name>/crowd/<slug:slug>/gold/", crowd_views.crowd_gold, name="crowd_gold"),
+    path(
+        "<str:name>/crowd/<slug:slug>/gold/<int:gold_pk>/remove/",
+        crowd_views.crowd_gold_remove,
+        name="crowd_gold_remove",
+    ),
 ]

@@ -1,6 +1,7 @@
 """Headless Chromium on a phone: the word page warns that always pressing 4 passes a draft
 study's identity-only gold pairs, and a researcher adds a gold pair of two unrelated uses
-with the form under the study, after which the warning is gone."""
+with the form under the study, after which the warning is gone, then removes an identity
+pair with its button."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PHONE = {"width": 390, "height": 844}
 
 
-def test_a_researcher_adds_a_gold_pair_on_a_phone_and_the_warning_goes(
+def test_a_researcher_adds_a_gold_pair_on_a_phone_the_warning_goes_and_removes_one(
     browser, live_server, researcher
 ):
     word = small_word(6)
@@ -58,5 +59,14 @@ def test_a_researcher_adds_a_gold_pair_on_a_phone_and_the_warning_goes(
         assert tab.locator(".gold-warning").count() == 0
         assert f"{a} ~ {b}: answer 1" in tab.locator(".crowd-golds").text_content()
         assert GoldPair.objects.filter(question__study=crowd.study).count() == 3
+        first = tab.locator(".crowd-golds .gold-pair").first.text_content().split(":")[0]
+        tab.locator(".crowd-golds summary").click()  # closed once no warning opens it
+        tab.locator(".gold-remove button").first.click()
+        tab.wait_for_load_state("networkidle")
+        assert f"Gold pair {first.strip()} is removed" in tab.content()
+        assert tab.locator(".crowd-golds .gold-pair").count() == 2
+        assert tab.locator(".gold-warning").count() == 0
+        assert tab.evaluate(WIDTHS)[0] <= PHONE["width"], tab.evaluate(CULPRITS)
+        assert GoldPair.objects.filter(question__study=crowd.study).count() == 2
     finally:
         context.close()
