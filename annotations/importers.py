@@ -32,6 +32,7 @@ from .models import (
     Story,
 )
 from .safe_input import DuplicateKey, InputError, load_path, subject
+from .signals import bulk_change_announce
 
 TEXT_FIELDS = (
     "homonym",
@@ -395,5 +396,6 @@ def ambistory_import(
         report.ratings_created = _write_ratings(ds, sp, new, on_ratings)
         data_changed(kind=ds.task_kind, split_ids=[sp.pk])
         analyze_after_commit(report.samples_created + report.ratings_created, Sample, Rating)
+        bulk_change_announce(kind=ds.task_kind)  # after the ANALYZE: the precompute's plans
     report.setups_created = Setup.objects.count() - setups_before
     return report

@@ -36,6 +36,7 @@ from .models import (
     score_range,
 )
 from .safe_input import InputError, decode, subject
+from .signals import bulk_change_announce
 
 PAIRS_FILE = "raw-c.csv"
 JUDGMENTS_FILE = "normed_critical.csv"
@@ -226,9 +227,12 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     before = Rating.objects.filter(sample__split=split).count()
     Rating.objects.bulk_create(_ratings(data.judgments, existing, raters), ignore_conflicts=True)
     after = Rating.objects.filter(sample__split=split).count()
-    if created or after != before:
+    changed = bool(created or after != before)
+    if changed:
         data_changed(kind=ds.task_kind, split_ids=[split.pk])
     analyze_after_commit(created + after - before, Sample, Rating)
+    if changed:  # after the ANALYZE: the precompute's plans
+        bulk_change_announce(kind=ds.task_kind)
     return RawcReport(
         pairs=len(data.pairs),
         words=len({p.word for p in data.pairs}),

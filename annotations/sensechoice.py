@@ -33,6 +33,7 @@ from .models import (
     TaskKind,
 )
 from .safe_input import DuplicateKey, InputError, load_path, subject
+from .signals import bulk_change_announce
 
 FORMAT = "ambisite-sense-choice-v1"
 TARGET = re.compile(r"<t>(.+?)</t>")
@@ -262,6 +263,7 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
             created += 1
     if created:
         data_changed(kind=ds.task_kind, split_ids=[s.pk for s in splits.values()])
+        bulk_change_announce(kind=ds.task_kind)
     sets: dict[str, int] = {}
     for item in data.items:
         sets[item.item_set] = sets.get(item.item_set, 0) + 1

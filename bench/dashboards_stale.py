@@ -21,12 +21,12 @@ def time_after_write(client, urls: dict[str, str]) -> None:
     from django.test import override_settings
 
     from annotations.data_versions import EVERY_KIND, data_changed
-    from dashboards import middleware
+    from dashboards import background
     from dashboards.tasks import refresh_page
 
     threshold = float(os.environ.get("DASHBOARD_BACKGROUND_AFTER_SECONDS") or 0.3)
     sent: list[tuple] = []
-    enqueue, middleware.enqueue = middleware.enqueue, lambda *args: sent.append(args)
+    enqueue, background.enqueue = background.enqueue, lambda *args: sent.append(args)
     print(
         f"\n  after a write, each page alone, background after {threshold} s "
         "(refresh: the Celery task run inline here, after the request)"
@@ -55,7 +55,7 @@ def time_after_write(client, urls: dict[str, str]) -> None:
                 flush=True,
             )
     finally:
-        middleware.enqueue = enqueue
+        background.enqueue = enqueue
 
 
 def _timed(client, url: str):

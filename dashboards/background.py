@@ -3,10 +3,11 @@
 A figure that took longer than ``DASHBOARD_BACKGROUND_AFTER_SECONDS`` to compute is not
 computed again inside the request that finds it out of date (the first request after a
 write): :mod:`dashboards.cache` serves its previous version at once and records it here, and
-:mod:`dashboards.middleware` marks the response as stale and enqueues one Celery task that
-requests the same page again in the worker (:func:`refresh`), which computes every figure of
-the page for the current version through the same ``cached()`` calls and so stores them for
-the next request.
+:mod:`dashboards.middleware` marks the response as stale and enqueues (:func:`enqueue`) one
+Celery task that requests the same page again in the worker (:func:`refresh`), which
+computes every figure of the page for the current version through the same ``cached()``
+calls and so stores them for the next request. The same refresh precomputes the default
+pages after a bulk write (:mod:`dashboards.precompute`).
 
 The contract, as for the model runs' worker (:mod:`predictions.runs.worker`): the task holds
 nothing but a path, a user id and the cache keys of its locks. A lost task (a worker killed,
@@ -23,15 +24,18 @@ inside the task), so a stored value is always built from its own version's data.
 from __future__ import annotations
 
 import contextvars
+import io
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import unquote_to_bytes, urlsplit
 
+from celery import signature
 from django.conf import settings
 from django.core.cache import caches
-from django.test import RequestFactory
+from django.core.handlers.wsgi import WSGIRequest
 from django.urls import resolve
 
 logger = logging.getLogger(__name__)
@@ -81,6 +85,12 @@ def computing() -> Iterator[None]:
         DEPTH.reset(token)
 
 
+def enqueue(path: str, user_id: int | None, locks: list[str]) -> None:
+    """Send the refresh task of ``path`` (the one place that does; tests and the bench
+    replace it). By its name, which never changes: ``dashboards.tasks`` imports this module."""
+    signature("dashboards.refresh_page", args=(path, user_id, locks)).delay()
+
+
 def release(locks: list[str]) -> None:
     try:
         caches[settings.DASHBOARD_CACHE].delete_many(locks)
@@ -97,7 +107,7 @@ def refresh(path: str, user_id: int | None, locks: list[str]) -> int:
     from django.contrib.auth.models import AnonymousUser
 
     try:
-        request = RequestFactory().get(path)
+        request = internal_get(path)
         found = get_user_model().objects.filter(pk=user_id).first() if user_id else None
         request.user = found or AnonymousUser()
         match = resolve(request.path_info)
@@ -110,3 +120,25 @@ def refresh(path: str, user_id: int | None, locks: list[str]) -> int:
         return response.status_code
     finally:
         release(locks)
+
+
+def internal_get(path: str) -> WSGIRequest:
+    """A GET of ``path`` (with its query, as ``get_full_path()`` gives it) made in this
+    process, as a WSGI server would pass it to Django: no body, no cookies, no session; the
+    caller sets ``request.user``. Host ``localhost`` (in the default ``ALLOWED_HOSTS``;
+    the dashboards' GET views read no host)."""
+    parts = urlsplit(path)
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": "",
+        # WSGI passes the path as undecoded bytes in a latin-1 str
+        "PATH_INFO": unquote_to_bytes(parts.path or "/").decode("iso-8859-1"),
+        "QUERY_STRING": parts.query,
+        "SERVER_NAME": "localhost",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "wsgi.input": io.BytesIO(b""),
+        "wsgi.url_scheme": "http",
+        "wsgi.errors": io.StringIO(),
+    }
+    return WSGIRequest(environ)

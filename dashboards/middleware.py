@@ -10,15 +10,10 @@ import logging
 
 from django.http import HttpRequest, HttpResponse
 
+from . import background
 from .background import PAGE, Page, release
-from .tasks import refresh_page
 
 logger = logging.getLogger(__name__)
-
-
-def enqueue(path: str, user_id: int | None, locks: list[str]) -> None:
-    """Send the refresh task (the one place that does; the bench replaces it)."""
-    refresh_page.delay(path, user_id, locks)
 
 
 class DashboardRequestMiddleware:
@@ -52,7 +47,7 @@ def _send(page: Page) -> None:
     if not page.locks:  # every stale value's recomputation is already under way
         return
     try:
-        enqueue(page.path, page.user_id, page.locks)
+        background.enqueue(page.path, page.user_id, page.locks)
     except Exception as exc:  # a broker down: the next request tries again
         logger.warning("dashboard refresh not enqueued (%s): %s", page.path, exc)
         release(page.locks)

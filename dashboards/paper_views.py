@@ -13,7 +13,7 @@ from ambisite.access import researcher_required
 from ambisite.query import bounded_int
 from annotations.analyses_ambistory import PAPER_COUNTS, PAPER_TABLE2
 
-from . import background, kinds, middleware, paper_analyses
+from . import background, kinds, paper_analyses
 from .cache import cached_every_kind
 from .forms import sample_filter
 
@@ -73,7 +73,7 @@ def _fits_in_worker(request, rawc: list[paper_analyses.RawcAnalyses]) -> bool:
     if locks:
         try:
             user = request.user.pk if request.user.is_authenticated else None
-            middleware.enqueue(request.get_full_path(), user, locks)
+            background.enqueue(request.get_full_path(), user, locks)
         except Exception as exc:  # a broker down: fitted in this request as before
             logger.warning("judgment-model fit not enqueued: %s", exc)
             store.delete_many(locks)

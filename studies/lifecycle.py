@@ -15,6 +15,7 @@ from annotations.models import (
     TaskKind,
 )
 from annotations.services import rater_exclude, rater_include
+from annotations.signals import bulk_change_announce
 
 from . import defaults, lists
 from .assignment import (
@@ -146,7 +147,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
 @transaction.atomic
 def study_open(*, study: Study) -> Study:
     """Open (or reopen) the study, creating its slots; refused with the reason when no batch
-    can be formed under the assignment rules."""
+    can be formed under the assignment rules. Announced as a bulk change
+    (``annotations.signals``): the dashboards precompute their default pages."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     if study.status == Study.Status.CLOSED:
         raise StudyError("A closed study cannot be opened again.")
@@ -156,6 +158,7 @@ def study_open(*, study: Study) -> Study:
     slots_create(study)
     study.status = Study.Status.OPEN
     study.save(update_fields=["status"])
+    bulk_change_announce(kind=study.task_kind)  # its researcher is about to look at the data
     return study
 
 

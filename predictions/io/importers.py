@@ -17,6 +17,7 @@ from django.db import transaction
 from ambisite.request_body import announced_length, upload_body_limit
 from annotations.models import Split
 from annotations.safe_input import TooLarge
+from annotations.signals import bulk_change_announce
 from predictions.evaluation import ScoringError, parse_predictions
 from predictions.models import ModelRun, Prediction
 from predictions.runs.scoring import run_score
@@ -93,6 +94,7 @@ def predictions_import(
         batch_size=1000,
     )
     run_score(run=run)
+    bulk_change_announce(kind=split.dataset.task_kind)
     return run
 
 

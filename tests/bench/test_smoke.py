@@ -105,6 +105,21 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
     assert (tmp_path / "load.json").is_file()
 
 
+# bench/dashboards.py's pages in their default scope (dashboards.precompute.default_paths)
+PRECOMPUTED = (
+    "agreement page",
+    "agreement intervals (1000 bootstrap)",
+    "item explorer (by SD)",  # the default sort
+    "leaderboard",
+    "leaderboard intervals",
+    "ending effects",
+    "annotator quality",
+    "chart: rating histogram",
+    "chart: homonym SD",
+    "chart: label distribution",
+)
+
+
 def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
     """As production runs (DEBUG=0), with no collected static files (an empty STATIC_ROOT)."""
     no_static = str(tmp_path / "no-collectstatic")
@@ -119,6 +134,10 @@ def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
         )
         assert len(timed) == 15, phase
         assert all(int(queries) <= 8 for *_, queries in timed), timed  # warm: from the cache
+        # the first visit after an import, the default pages precomputed: computed nothing
+        first = dict(re.findall(r"^  (\S.*?)\s+(\d+)\s+\d+\.\d{3}\s+\d+\.\d{3}$", phase, re.M))
+        assert len(first) == 15, phase
+        assert all(first[label] == "0" for label in PRECOMPUTED), first
 
 
 # --- The ML benchmarks: MiniLM on a few homonyms' samples, frozen features where the script

@@ -12,7 +12,7 @@ import pytest
 from django.core.cache import caches
 
 from annotations.services import rater_exclude, rater_include
-from dashboards import background, middleware
+from dashboards import background
 from dashboards.tasks import refresh_page
 from tests.ambisite.test_cache_unavailable import closed_port
 from tests.dashboards.helpers import import_run, import_setups, study_ratings
@@ -39,7 +39,7 @@ def raters(db):
 def sent(monkeypatch) -> list[tuple]:
     """The refresh tasks the requests enqueued (not sent to a broker)."""
     calls: list[tuple] = []
-    monkeypatch.setattr(middleware, "enqueue", lambda *args: calls.append(args))
+    monkeypatch.setattr(background, "enqueue", lambda *args: calls.append(args))
     return calls
 
 
@@ -146,7 +146,7 @@ def test_a_refresh_not_enqueued_is_tried_again_by_the_next_request(
     def broker_down(*args):
         raise ConnectionError("broker down")
 
-    monkeypatch.setattr(middleware, "enqueue", broker_down)
+    monkeypatch.setattr(background, "enqueue", broker_down)
     with caplog.at_level(logging.WARNING, logger="dashboards.middleware"):
         assert "stale" in researcher_client.get(INTERVALS).json()
     assert "dashboard refresh not enqueued" in caplog.text

@@ -59,3 +59,28 @@ def test_the_worker_recomputes_what_a_request_served_stale(
     found = wait_for(fresh, workers, timeout=60, what="the worker's refresh")
     assert found["n_ratings"] == before - 12
     assert "dashboards.refresh_page" in workers.logs()
+
+
+def test_the_worker_precomputes_the_default_pages_after_an_import(
+    researcher_client,
+    settings,
+    shared_cache,
+    workers,  # noqa: F811
+):
+    from dashboards.precompute import default_paths
+    from tests.dashboards.test_precompute import computing_fails
+
+    settings.DASHBOARD_BACKGROUND_AFTER_SECONDS = 0.3  # on, as with CACHE_URL on Redis
+    workers.start()
+    import_setups(2)  # committed: its announcement enqueues the precompute
+
+    def precomputed() -> bool:  # the pages are never computed here: only read
+        with pytest.MonkeyPatch.context() as patch:
+            computing_fails(patch)
+            try:
+                return all(researcher_client.get(p).status_code == 200 for p in default_paths())
+            except AssertionError:  # not cached yet
+                return False
+
+    wait_for(precomputed, workers, timeout=90, what="the worker's precompute")
+    assert "dashboards.precompute" in workers.logs()

@@ -124,7 +124,7 @@ def test_with_a_worker_the_judgment_models_are_fitted_in_the_background(
     the worker's request of the same page fits and keeps them; the page then shows them."""
     from django.core.cache import caches
 
-    from dashboards import middleware
+    from dashboards import background
     from dashboards.tasks import refresh_page
 
     keep = {p.key for p in rawc_data.pairs[:120]}
@@ -134,7 +134,7 @@ def test_with_a_worker_the_judgment_models_are_fitted_in_the_background(
     settings.DASHBOARD_BACKGROUND_AFTER_SECONDS = 1e-9
     caches["dashboards"].clear()
     sent: list[tuple] = []
-    monkeypatch.setattr(middleware, "enqueue", lambda *args: sent.append(args))
+    monkeypatch.setattr(background, "enqueue", lambda *args: sent.append(args))
     url = reverse("dashboards:papers") + "?judgment_models=1"
     page = researcher_client.get(url)
     (analyses,) = page.context["rawc"]
