@@ -201,6 +201,19 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     {"NAME": "ambisite.passwords.KnownPasswordValidator"},  # the demo login's
 ]
+# Under pytest only: Django's PBKDF2 (1,000,000 iterations) took about 1 s per hash on the
+# 2-core CI machine, paid by every test that creates a user with a password (the shared
+# `researcher` fixture) or logs in. The tests hash with MD5 instead; the real hashers stay
+# listed after it, so hashes written by a server or worker process the tests start still check.
+if TESTING:
+    PASSWORD_HASHERS = [
+        "django.contrib.auth.hashers.MD5PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+        "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+        "django.contrib.auth.hashers.Argon2PasswordHasher",
+        "django.contrib.auth.hashers.BCryptSHA256PasswordHasher",
+        "django.contrib.auth.hashers.ScryptPasswordHasher",
+    ]
 # --- Security (helper "secure"): brute-force limits -------------------------------------
 # django-axes guards every authenticate() call with a request (/accounts/login/, /admin/login/):
 # after AUTH_FAILURE_LIMIT failures for one username from one client IP, further attempts of

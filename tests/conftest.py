@@ -21,10 +21,19 @@ CONFORMANCE = VECTORS / "scoring-conformance"
 
 
 def pytest_configure(config):
-    # One torch thread per pytest-xdist process (and the subprocesses it starts): two
-    # processes of two threads each on two cores slowed the ML tests down.
+    # One torch thread and one BLAS thread per pytest-xdist process (and the subprocesses it
+    # starts): two processes of two threads each on two cores slowed the ML tests down, and
+    # OpenBLAS's spinning threads made a 4 s Nelder-Mead fit of 112 x 112 covariances take 16 s
+    # with two processes side by side (218 s in a loaded full run). The variables reach the
+    # libraries loaded from now on (scipy's OpenBLAS, OpenMP) and every subprocess;
+    # threadpoolctl caps the one Django's start-up already loaded (numpy's).
     if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.setdefault("AMBISITE_TORCH_THREADS", "1")
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(name, "1")
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1)
 
 
 # --- Marks: the slow groups (pyproject.toml) --------------------------------------------
