@@ -322,6 +322,13 @@ async def participant(
         stats.note(f"{profile.name} participant {n}: {exc!r}"[:300])
 
 
+def address(n: int) -> str:
+    """Participant ``n``'s own address (10.x.y.z), sent in X-Forwarded-For: every browser
+    runs on 127.0.0.1, where Prolific's participants each have their own (a tool behind a
+    trusted proxy reads it there; one that does not ignores the header)."""
+    return f"10.{(n >> 16) & 255}.{(n >> 8) & 255}.{n & 255}"
+
+
 def start_delays(participants: int, within: float) -> list[float]:
     """When each participant opens the arrival link, in seconds from the start: all at once
     (``within`` 0), or evenly spread over ``within`` seconds (a release burst)."""
@@ -357,7 +364,10 @@ async def run(
         connector = aiohttp.TCPConnector(limit_per_host=6, keepalive_timeout=1.5)
         await asyncio.sleep(delays[n] - (time.perf_counter() - stats.started))
         async with aiohttp.ClientSession(
-            cookie_jar=jar, connector=connector, timeout=client_timeout
+            cookie_jar=jar,
+            connector=connector,
+            timeout=client_timeout,
+            headers={"X-Forwarded-For": address(n)},
         ) as session:
             await participant(session, base, n, profile, stats, think)
 

@@ -112,10 +112,13 @@ def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> sub
         "DATABASE_URL": run_url,
         "DEBUG": "0",
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-load-not-secret",
-        "STUDY_RATE_PER_IP": "0",  # every browser comes from 127.0.0.1
-        "STUDY_RATE_PER_STUDY": "0",
-        "HOLD_UNQUALIFIED_PER_CLIENT": "0",  # and so do all their holds
-        "HOLD_TOTAL_PER_CLIENT": "0",
+        # each browser's own address comes in X-Forwarded-For (generator.address), as behind
+        # the deployment's proxy: the per-address limits, holds and the consent's per-client
+        # lock apply per participant, at their defaults, as they do to Prolific's
+        # participants (before, every browser was 127.0.0.1: those were turned off, and every
+        # consent still queued on that one client's lock)
+        "TRUSTED_PROXY_HOPS": "1",
+        "STUDY_RATE_PER_STUDY": "0",  # the study-wide arrival rate: a burst is the point
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
     return subprocess.Popen(

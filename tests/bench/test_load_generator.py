@@ -169,3 +169,29 @@ def test_think_time_is_spent_on_each_item_before_its_answer(live_server):
     assert ended - stats.arrived[0] >= 5 * 0.3
     gaps = [b[1] - a[1] for a, b in zip(stats.pairs, stats.pairs[1:])]
     assert all(gap >= 0.3 for gap in gaps)  # each answer waited its think time
+
+
+def test_every_participant_has_an_address_of_its_own():
+    addresses = [generator.address(n) for n in range(70_000)]
+    assert len(set(addresses)) == len(addresses) and addresses[258] == "10.0.1.2"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_behind_a_trusted_proxy_each_browser_counts_as_its_own_client(live_server, settings):
+    """As the bench serves AmbiSite (TRUSTED_PROXY_HOPS=1): each participant's holds and
+    limits are kept under the address its browser sends, not under 127.0.0.1 for all."""
+    from django.db import connection
+
+    from studies.models import CheckQuestion, Participant
+    from tests.studies.helpers import open_study
+
+    settings.TRUSTED_PROXY_HOPS = 1
+    open_study(4, per_participant=4, ratings=2, checks=1, slug=tool_ambisite.SLUG)
+    CheckQuestion.objects.update(tolerance=4)
+    n = 3 if connection.vendor == "postgresql" else 1
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        walk = generator.run(live_server.url, tool_ambisite.AmbiSiteProfile("script"), n, 20)
+        stats = pool.submit(asyncio.run, walk).result()
+    assert stats.errors == [] and stats.finished == n
+    clients = sorted(Participant.objects.values_list("client", flat=True))
+    assert clients == sorted(generator.address(i) for i in range(n))
