@@ -97,7 +97,7 @@ def position(response) -> int | None:
 
 def rate_all(client, study, first, checks, on_item, script: bool = False) -> int:
     """Answer every item, one POST per item with redirects followed; ``on_item`` wraps each.
-    ``script``: as rating.js posts (``X-Rating-Page: 1``), so the answer is the next page."""
+    ``script``: as participant.js posts (``X-Rating-Page: 1``), so the answer is the next page."""
     headers = {"X-Rating-Page": "1"} if script else {}
     response, n = first, 0
     pos = position(response)
@@ -131,7 +131,8 @@ def main() -> None:
         "--client",
         choices=["form", "script"],
         default="form",
-        help="form: POST, 303, GET per item; script: rating.js's one POST answered with the page",
+        help="form: POST, 303, GET per item; script: participant.js's one POST answered with "
+        "the page",
     )
     parser.add_argument("--smoke", action="store_true", help="CI size: 1 timed participant")
     args = parser.parse_args()

@@ -87,7 +87,7 @@ def _next_page(request: HttpRequest, participant: Participant) -> HttpResponse:
     now, sent in this answer when it is the qualification test or an item (one round trip
     instead of a redirect and its GET, as a rating's POST answers with the next item). Its
     own address goes with it (``X-Page-Url`` and the page's canonical link, which
-    page_url.js puts in the address bar, so that a reload or Back GETs it); sending the POST
+    participant.js puts in the address bar, so that a reload or Back GETs it); sending the POST
     again creates nothing (the consent finds the token's participant, the grading its
     status). Any other page (late, an activity's own page, screened out) is a redirect."""
     study = participant.study

@@ -1,5 +1,5 @@
 """``POST /s/<slug>/hold/``: the heartbeat of a participant's page before the qualification
-test (static/js/hold.js, ``studies.holds.hold_seen``); ``gone=1`` is sent as the page goes
+test (static/js/participant.js, ``studies.holds.hold_seen``); ``gone=1`` is sent as the page goes
 away. Answers 204, or 404 for a browser without a participant in the study."""
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ study, with settings documented in docs/studies.md "Holds":
   and below the study's, so no single client can fill it (``unqualified_count``);
 * each further hold of a client is half as long as the one before (``hold_seconds``), never
   under ``HOLD_MIN_SECONDS``;
-* a page that sends heartbeats (static/js/hold.js) keeps its hold only while it does: none for
-  ``HOLD_IDLE_SECONDS``, or a "page closed" beacon ``HOLD_GONE_SECONDS`` ago, and the hold
+* a page that sends heartbeats (static/js/participant.js) keeps its hold only while it does:
+  none for ``HOLD_IDLE_SECONDS``, or a "page closed" beacon ``HOLD_GONE_SECONDS`` ago, and the hold
   lapses (a browser without scripts keeps the plain hold); a failed qualification test
   releases the batch at once (``services.participant_qualify``).
 

@@ -71,7 +71,7 @@ def _see_other(url: str) -> HttpResponse:
     return _SeeOther(url)
 
 
-# rating.js sends Next with fetch() and this header: the POST then answers with the next
+# participant.js sends Next with fetch() and this header: the POST then answers with the next
 # item's page itself (200, its address in PAGE_URL_HEADER) instead of a 303 the browser
 # would follow with a second request; the script swaps the page in and moves the address
 # bar there. Without the script the form posts normally and gets the 303.
@@ -91,7 +91,7 @@ def _in_page(request: HttpRequest) -> bool:
 @require_http_methods(["GET", "POST"])
 def rate(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
     """One item (Figure 4). Next POSTs here and saves; the answer is a 303 straight to the
-    next open item's page (or the code page), or that page itself for rating.js."""
+    next open item's page (or the code page), or that page itself for participant.js."""
     if request.method == "POST":
         return _rate_post(request, slug, pos)
     study, participant, other = _require(request, slug, Participant.Status.QUALIFIED)
@@ -160,7 +160,7 @@ def _item_page(
         "back_url": _url("participate:rate", study.slug, pos - 1) if pos else "",
         "guidelines_url": _url("participate:guidelines", study.slug),
         "seconds_left": late.seconds_left(participant),
-        # rating.js swaps in the title and <main> only (fragment_base.html)
+        # participant.js swaps in the title and <main> only (fragment_base.html)
         "layout": FRAGMENT_LAYOUT if _in_page(request) else PAGE_LAYOUT,
     }
     url = _url("participate:rate", study.slug, pos)

@@ -28,7 +28,7 @@ from .models import Participant, Study
 
 RESUME_COOKIE = "resume_{}"
 SHOWN_COOKIE = "shown_{}"
-# The address of a page sent in answer to a POST (not the POST's own): rating.js and the
+# The address of a page sent in answer to a POST (not the POST's own): participant.js and the
 # load generator take it from this header, a browser from the page's canonical link.
 PAGE_URL_HEADER = "X-Page-Url"
 

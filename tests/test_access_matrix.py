@@ -283,7 +283,7 @@ RULES: dict[str, dict[str, Callable]] = {
     "studies:lists_upload": POST_ONLY_SITE,
     "studies:lists_make": POST_ONLY_SITE,
     "participate:arrive": PUBLIC,
-    # the heartbeat of the pages before qualifying (static/js/hold.js): POST only
+    # the heartbeat of the pages before qualifying (static/js/participant.js): POST only
     "participate:hold": {role: status(405) for role in ROLES},
     **{
         f"participate:{name}": PARTICIPANT

@@ -58,7 +58,7 @@ def test_a_missing_static_file_is_a_404(client):
 
 def test_static_files_are_served_before_sessions_and_the_database(client):
     # no django_db mark: any query would raise
-    response = client.get("/static/js/rating.js")
+    response = client.get("/static/js/participant.js")
     assert response.status_code == 200
     assert "sessionid" not in response.cookies
 
@@ -110,9 +110,9 @@ def test_a_static_url_is_worked_out_once_per_process(collected, settings, monkey
     monkeypatch.setattr(
         StaticStorage, "stored_name", lambda self, name: looked_up.append(name) or real(self, name)
     )
-    first = static("js/rating.js")
-    assert static("js/rating.js") == first and first.startswith("/static/js/rating.")
-    assert looked_up == ["js/rating.js"]
+    first = static("js/participant.js")
+    assert static("js/participant.js") == first and first.startswith("/static/js/participant.")
+    assert looked_up == ["js/participant.js"]
     assert isinstance(staticfiles_storage._wrapped, StaticStorage)
 
 

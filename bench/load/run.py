@@ -251,7 +251,7 @@ def main() -> None:
     parser.add_argument(
         "--clients",
         default="script,form",
-        help="AmbiSite's browsers, one run each: script (rating.js: one fetch per item) and/or"
+        help="AmbiSite's browsers, one run each: script (participant.js: one fetch per item) and/or"
         " form (no script: POST, 303, GET)",
     )
     parser.add_argument("--potato-threads", type=int, default=8)

@@ -193,7 +193,7 @@ def integrity(run_url: str, acknowledged: int, oversubscribed: bool, capacity: i
 
 class AmbiSiteProfile(Profile):
     """``client="script"``: what a browser running the rating page's script (static/js/
-    rating.js) sends on Next: the form's fields as a fetch() POST with ``X-Rating-Page: 1``;
+    participant.js) sends on Next: the form's fields as a fetch() POST with ``X-Rating-Page: 1``;
     the next item's page comes back in that answer (address in ``X-Page-Url``) and is swapped
     in; any other answer is followed as the script does (a redirect, e.g. to the code page
     after the last item, is loaded again as a page). ``client="form"``: a browser without

@@ -1,4 +1,4 @@
-// Writing pages (Figures 2 and 3): the clock (time_left.js). At zero a text being written
+// Writing pages (Figures 2 and 3): the clock (participant.js, linked before this file). At zero a text being written
 // is sent as it is (the server saves it marked late, or says why not, and shows the code);
 // with nothing typed the page reloads and the server shows what happens next.
 (function () {

@@ -98,7 +98,7 @@ def test_a_burst_study_repeats_the_split_past_its_end_as_new_setups():
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("client", ["script", "form"])
 def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server, client):
-    """Both browsers finish; the scripted one (rating.js: the next item comes back in the
+    """Both browsers finish; the scripted one (participant.js: the next item comes back in the
     rating's own answer) sends one request per item, the form one two (POST, 303, GET)."""
     from django.db import connection
 

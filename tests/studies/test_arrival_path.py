@@ -105,7 +105,7 @@ def test_the_consent_is_answered_with_the_test_at_its_own_address_and_a_repost_a
     client,
 ):
     """The consent's answer is the qualification page itself: its address in X-Page-Url and
-    the canonical link (page_url.js moves the address bar there), the form posting to it,
+    the canonical link (participant.js moves the address bar there), the form posting to it,
     and the hold's heartbeat as on the test's own page. The same consent sent again (a
     reload of the POST, a double click, another tab) creates no second participant."""
     study = open_study()
@@ -115,10 +115,10 @@ def test_the_consent_is_answered_with_the_test_at_its_own_address_and_a_repost_a
     qualification_url = reverse("participate:qualification", args=[study.slug])
     assert answer.status_code == 200 and answer["X-Page-Url"] == qualification_url
     assert f'<link rel="canonical" href="{qualification_url}">' in html
-    assert "js/page_url" in html and 'id="time-left"' in html
+    assert html.count("js/participant") == 1 and 'id="time-left"' in html
     assert f'<form method="post" action="{qualification_url}"' in html
     hold = reverse("participate:hold", args=[study.slug])
-    assert "js/hold" in html and f'data-url="{hold}"' in html
+    assert f'<meta name="hold-heartbeat" content="{hold}"' in html
     assert client.cookies[f"resume_{study.slug}"].value == data["token"]
     again = client.post(url, data)  # the browser's reload of the POST: now a participant's
     assert again.status_code == 302 and again["Location"] == qualification_url
@@ -146,8 +146,8 @@ def test_the_test_is_answered_with_the_first_item_at_its_own_address_and_graded_
     first_url = reverse("participate:rate", args=[study.slug, 0])
     html = graded.content.decode()
     assert graded.status_code == 200 and graded["X-Page-Url"] == first_url
-    assert f'<link rel="canonical" href="{first_url}">' in html and "js/page_url" in html
-    assert f'<form method="post" action="{first_url}"' in html and "js/hold" not in html
+    assert f'<link rel="canonical" href="{first_url}">' in html and "js/participant" in html
+    assert f'<form method="post" action="{first_url}"' in html and "hold-heartbeat" not in html
     qualified = Participant.objects.get()
     assert qualified.status == Participant.Status.QUALIFIED
     again = client.post(url, answers)
@@ -160,6 +160,35 @@ def test_the_test_is_answered_with_the_first_item_at_its_own_address_and_graded_
     page = client.get(first_url).content.decode()
     assert 'rel="canonical"' not in page and '<form method="post" class' in page
     assert client.post(first_url, {"score": 3, "comment": ""}).status_code == 303
+
+
+ASSET = re.compile(r'<(script) src="([^"]+)"|<link rel="(stylesheet|prefetch)" href="([^"]+)"')
+
+
+def _assets(html: str) -> list[tuple[str, str]]:
+    """The page's scripts, stylesheets and prefetch hints in order: what a browser (and the
+    load generator) fetches with it."""
+    return [(m[0] or m[2], m[1] or m[3]) for m in ASSET.findall(html)]
+
+
+def test_each_page_of_the_arrival_path_links_the_one_participant_script(client):
+    """The arrival page fetches 2 stylesheets and prefetches the participant pages' one
+    script (issue 33: 7 asset requests per arrival before, 3 now); the test and the first
+    item, sent in a POST's answer or at their own address, link it once and nothing else."""
+    study = open_study()
+    client.defaults["REMOTE_ADDR"] = "198.51.100.11"
+    css = [("stylesheet", "/static/css/site.css"), ("stylesheet", "/static/css/study.css")]
+    bundle = [("script", "/static/js/participant.js")]
+    welcome = client.get(arrive_url(study.slug)).content.decode()
+    assert _assets(welcome) == [*css, ("prefetch", "/static/js/participant.js")]
+    _, _, consent = _consented(client, study)
+    url = reverse("participate:qualification", args=[study.slug])
+    assert _assets(consent.content.decode()) == css + bundle
+    assert _assets(client.get(url).content.decode()) == css + bundle
+    answers = {f"q{q.pk}": q.expected for q in study.check_questions.filter(in_qualification=True)}
+    assert _assets(client.post(url, answers).content.decode()) == css + bundle
+    first = client.get(reverse("participate:rate", args=[study.slug, 0])).content.decode()
+    assert _assets(first) == css + bundle
 
 
 def test_a_screened_out_answer_is_still_a_redirect(client):

@@ -162,7 +162,7 @@ def test_a_returning_pid_resumes_in_its_browser_and_another_browser_sees_nothing
 def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     page, live_server, study
 ):
-    """rating.js sends Next with fetch(): the answer is the next item's page, swapped in
+    """participant.js sends Next with fetch(): the answer is the next item's page, swapped in
     (the page is not reloaded: a value set on ``window`` survives), the address bar moves
     to it, the new title gets the focus, and one request per item reaches the server.
     Browser Back loads the previous item as a page; the last Next ends on the code page."""
@@ -219,7 +219,7 @@ def test_the_consent_and_the_test_answer_with_the_next_page_at_its_own_address(
 ):
     """The consent POST is answered with the qualification test and the test's POST with the
     first item (no redirect and second request): the address bar shows each page's own
-    address (page_url.js), so a reload GETs that page and sends no form again (one
+    address (participant.js), so a reload GETs that page and sends no form again (one
     participant, graded once), and the first item's Next saves as on any item."""
     arrive(page, live_server, pid(6))
     pages = []

@@ -82,7 +82,7 @@ def _next_location(page) -> str:
 
 def _browser_run(study, n: int, barrier: threading.Barrier, outcomes: list) -> None:
     """One participant's browser: link, consent, qualification, every item by POST; odd
-    participants post as rating.js does (the next item comes in the answer), even ones as a
+    participants post as participant.js does (the next item comes in the answer), even ones as a
     form without scripts (303)."""
     from django.test import Client
 

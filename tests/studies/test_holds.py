@@ -140,12 +140,14 @@ def test_the_pages_before_qualifying_carry_the_heartbeat_script(client):
     page = client.get(arrive_url(study.slug, pid(1)))
     # nothing is held before consent: the heartbeat does not run (the page only hints that
     # the next pages need the script, <link rel="prefetch">, which runs nothing)
-    assert not re.search(r"<script[^>]*js/hold", page.content.decode())
-    assert re.search(r'<link rel="prefetch" href="[^"]*js/hold[^"]*\.js">', page.content.decode())
+    html = page.content.decode()
+    assert not re.search(r"<script|hold-heartbeat", html)
+    assert re.search(r'<link rel="prefetch" href="[^"]*js/participant[^"]*\.js">', html)
     arrive(client, study, pid(1))
     for name in ("welcome", "qualification"):
         html = client.get(reverse(f"participate:{name}", args=[study.slug])).content.decode()
-        assert re.search(r'src="[^"]*js/hold[^"]*\.js" defer data-url="' + _hold_url(study), html)
+        assert f'<meta name="hold-heartbeat" content="{_hold_url(study)}" data-csrf="' in html
+        assert len(re.findall(r'<script src="[^"]*js/participant[^"]*\.js" defer>', html)) == 1
 
 
 def test_a_heartbeat_keeps_the_hold_and_a_closed_page_lets_it_lapse_soon(client, settings):

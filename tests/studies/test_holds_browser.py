@@ -1,4 +1,4 @@
-"""The heartbeat of the pages before the qualification test (static/js/hold.js) in real
+"""The heartbeat of the pages before the qualification test (static/js/participant.js) in real
 headless Chromium: the page keeps its hold while open and says so when it goes away."""
 
 from __future__ import annotations

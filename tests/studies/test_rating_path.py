@@ -91,7 +91,7 @@ def _in_page_check_extra(pos: int, checks: dict) -> int:
 
 
 def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
-    """rating.js posts with ``X-Rating-Page: 1``: the answer is the next item's page (200,
+    """participant.js posts with ``X-Rating-Page: 1``: the answer is the next item's page (200,
     its address in ``X-Page-Url``, the time it was shown in the signed cookie), one request
     per item in fewer queries than the POST and the GET together; after the last item the
     answer is the 303 to the code page, as for a form."""

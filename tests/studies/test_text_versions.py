@@ -237,7 +237,7 @@ def test_the_rating_page_sends_the_versions_it_showed_and_a_stale_answer_shows_t
 
 
 def test_the_script_gets_the_new_text_and_the_notice_in_its_answer(client):
-    """rating.js posts a stale answer: nothing is stored and its answer is the same item
+    """participant.js posts a stale answer: nothing is stored and its answer is the same item
     with the new text and the notice (a redirect would be followed by fetch(), using the
     notice up before the script loads the page)."""
     from django.urls import reverse

@@ -42,7 +42,7 @@ def _text(draw: Draw) -> str:
 def test_the_sentence_page_shows_the_time_left_and_warns_like_the_rating_pages(client):
     study, _, page = _sentence_writer(client)
     assert 'id="time-left" data-seconds="' in page and "Time left: <span" in page
-    assert "js/time_left.js" in page and "js/writing.js" in page
+    assert "js/participant.js" in page and "js/writing.js" in page
     assert "the text you are writing is sent as it is and saved" in page
 
 
