@@ -182,7 +182,7 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     # only <main> and the title came: the page's header, stylesheets and script stay
     assert page.locator("header.study-bar").count() == 1
     assert page.locator("link[rel=stylesheet]").count() == 2
-    assert page.locator("script[src*='rating']").count() == 1
+    assert page.locator("script[src*='participant']").count() == 1
     assert page.evaluate("document.activeElement.classList.contains('rate-title')")
     assert page.title().startswith("Sample 2 of 5")
     page.click(f"label:has(#score-{checks.get(1, 2)})")  # the swapped-in form works by mouse
