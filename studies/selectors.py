@@ -220,9 +220,9 @@ def finished_minutes(study_id: int) -> tuple[int, float]:
     )
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(sql.finished_minutes(), [study_id, Participant.Status.FINISHED])
+            cursor.execute(sql.finished_minutes(), [0.5, study_id, Participant.Status.FINISHED])
             count, median = cursor.fetchone()
-        return count, float(median or 0)
+        return count, median.total_seconds() / 60 if median is not None else 0.0
     taken = sorted(
         (end - start).total_seconds() / 60  # type: ignore[operator]  # finished: both set
         for start, end in finished.values_list("started_at", "finished_at")[:1000]

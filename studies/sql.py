@@ -204,12 +204,12 @@ def study_and_participant(*, token: bool = True) -> str:
 
 def finished_minutes() -> str:
     """PostgreSQL: the count of a study's first 1,000 finished participants and the lower
-    median of their minutes from start to finish (params: study id, the finished status)."""
+    median of their times from start to finish, an interval (params: 0.5, study id, the
+    finished status)."""
     return (
-        "SELECT count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY minutes) FROM ("
-        "SELECT EXTRACT(EPOCH FROM finished_at - started_at) / 60 AS minutes"
-        f" FROM {table(Participant)} WHERE study_id = %s AND status = %s"
-        " AND finished_at IS NOT NULL LIMIT 1000) x"
+        "SELECT count(*), percentile_disc(%s) WITHIN GROUP (ORDER BY finished_at - started_at)"
+        f" FROM (SELECT started_at, finished_at FROM {table(Participant)}"
+        " WHERE study_id = %s AND status = %s AND finished_at IS NOT NULL LIMIT 1000) x"
     )
 
 
@@ -358,6 +358,8 @@ def statements() -> Iterator[tuple[str, str]]:
         for lock in (False, True):
             yield "participant_select", participant_select(by_token=by_token, lock=lock)
     yield "study_and_participant", study_and_participant()
+    yield "study_and_participant", study_and_participant(token=False)
+    yield "finished_minutes", finished_minutes()
     yield "batch_rows", batch_rows()
     yield "item_sample", item_sample()
     yield "item_check", item_check()

@@ -14,7 +14,7 @@ from studies import sql
 KEYWORDS = set(
     """select from where and or not in is null join left on as update set insert into case
     when then end group by order union all for skip locked of exists with returning conflict
-    do excluded true false distinct""".split()
+    do excluded true false distinct within limit""".split()
 )
 
 
