@@ -134,11 +134,8 @@ def participant_arrive(
             client=client,
             held_until=held_until,
         )
-        if qualification.qualification_questions(study):
-            # the test's draw stored in the consent's transaction (not in one of its own
-            # when the page is first shown): the test page that answers the consent reads
-            # nothing more
-            qualification.participant_questions(participant)
+        # the test's draw is stored when its page is first shown (in the consent's answer),
+        # not here: an attempt that rolls back (a busy adaptive study) would draw in vain
         return participant
 
     for sweep in (False, True):

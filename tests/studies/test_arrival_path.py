@@ -26,10 +26,10 @@ POSTGRESQL = connection.vendor == "postgresql"
 ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
 # the study with the token's participant (none yet: one query), the PID's participant, the
 # unqualified holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the
-# participant, the study's check questions (read once: the test's draw and the batch's
-# attention checks), storing the draw, whether the study uses fixed lists, the free slots
-# per setup, their lowest slots, locking them, the reservation, the attention answer,
-# COMMIT; then the qualification page in the same answer, which reads nothing more
+# participant, whether the study uses fixed lists, the free slots per setup, their lowest
+# slots, locking them, the study's check questions (read once: the batch's attention checks
+# and then the test's draw), the reservation, the attention answer, COMMIT; then the
+# qualification page in the same answer: storing the draw
 CONSENT_POST = 16 + POSTGRESQL
 QUALIFICATION_GET = 2  # the participant, its drawn questions (the draw is stored already)
 # the participant, its drawn questions; BEGIN, the participant locked, its update, COMMIT;
