@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from annotations.models import Sample, SampleQuerySet
 
-from . import adaptive, selectors
+from . import adaptive, researcher_reads
 from .forms import OutlookForm
 from .models import Participant, Slot, Study
 
@@ -33,7 +33,7 @@ LIVE_SAMPLES_MAX = 200  # more than a page of the table (50 rows)
 
 
 def place_counts(study: Study) -> list[dict[str, Any]]:
-    counts = selectors.slot_counts(study)
+    counts = researcher_reads.slot_counts(study)
     return [
         {"status": str(status), "words": words, "n": counts.get(status, 0)}
         for status, words in PLACE_WORDS.items()
@@ -41,7 +41,7 @@ def place_counts(study: Study) -> list[dict[str, Any]]:
 
 
 def participant_chips(study: Study) -> list[dict[str, Any]]:
-    by_label = selectors.participant_counts(study)
+    by_label = researcher_reads.participant_counts(study)
     return [
         {"status": value, "label": label, "n": by_label.get(label, 0)}
         for value, label in Participant.Status.choices
@@ -49,10 +49,10 @@ def participant_chips(study: Study) -> list[dict[str, Any]]:
 
 
 def sample_rows(study: Study, *, text: str = "", short: bool = False) -> SampleQuerySet:
-    """The study's samples with their statistics (``selectors.study_samples_with_stats``),
+    """The study's samples with their statistics (``researcher_reads.study_samples_with_stats``),
     those matching ``text`` (``SampleQuerySet.search``), with ``short`` only those with
     fewer of the study's valid ratings than ``ratings_per_sample``."""
-    rows = selectors.study_samples_with_stats(study).search(text)
+    rows = researcher_reads.study_samples_with_stats(study).search(text)
     return rows.filter(n_ratings__lt=study.ratings_per_sample) if short else rows
 
 
@@ -82,11 +82,13 @@ def sample_stats(rows: Iterable[Sample]) -> list[dict[str, Any]]:
 def study_live(study: Study, sample_ids: list[int]) -> dict[str, Any]:
     """What the study page updates while it is open: status, counts, places and the numbers
     of the sample rows it shows (``sample_ids``, at most ``LIVE_SAMPLES_MAX``)."""
-    rows = selectors.study_samples_with_stats(study).filter(pk__in=sample_ids[:LIVE_SAMPLES_MAX])
+    rows = researcher_reads.study_samples_with_stats(study).filter(
+        pk__in=sample_ids[:LIVE_SAMPLES_MAX]
+    )
     return {
         "status": study.status,
         "status_label": study.get_status_display(),
-        "n_study_ratings": selectors.study_ratings(study).count(),
+        "n_study_ratings": researcher_reads.study_ratings(study).count(),
         "n_short": short_count(study),
         "participants": participant_chips(study),
         "places": place_counts(study),

@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from ambisite.access import researcher_required
 
-from . import remedies, selectors
+from . import remedies, researcher_reads
 from .errors import StudyError
 from .models import Participant, Study
 from .remedy_forms import ReasonForm, RemedyForm
@@ -29,7 +29,7 @@ def table_context(request: HttpRequest, study: Study) -> dict:
     reachable: the PIDs are needed for payment)."""
     text = request.GET.get("pq", "")[:SEARCH_MAX].strip()
     status = request.GET.get("pstatus", "")
-    rows = selectors.participants_for(study).search(text)  # type: ignore[attr-defined]
+    rows = researcher_reads.participants_for(study).search(text)  # type: ignore[attr-defined]
     if status in Participant.Status.values:
         rows = rows.filter(status=status)
     else:

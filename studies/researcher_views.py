@@ -17,7 +17,7 @@ from ambisite.query import id_param
 from annotations.models import Sample
 from annotations.scope import refuse_unknown
 
-from . import list_views, monitoring, participant_views, selectors, services
+from . import list_views, monitoring, participant_views, researcher_reads, services
 from .adaptive import TRADEOFF, rule_text
 from .forms import CheckQuestionFormSet, StudyForm
 from .models import Study
@@ -32,7 +32,9 @@ ACTIONS = {
 
 @researcher_required
 def study_list(request: HttpRequest) -> HttpResponse:
-    return render(request, "studies/study_list.html", {"studies": selectors.studies_with_counts()})
+    return render(
+        request, "studies/study_list.html", {"studies": researcher_reads.studies_with_counts()}
+    )
 
 
 @researcher_required
@@ -78,8 +80,8 @@ def study_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "study": study,
         "prolific_url": _prolific_url(request, study),
         **participant_views.table_context(request, study),
-        "n_study_ratings": selectors.study_ratings(study).count(),
-        "failures": selectors.attention_failures(study),
+        "n_study_ratings": researcher_reads.study_ratings(study).count(),
+        "failures": researcher_reads.attention_failures(study),
         "n_short": monitoring.short_count(study),
         "places": monitoring.place_counts(study),
         "chips": monitoring.participant_chips(study),
@@ -143,7 +145,7 @@ def study_close(request: HttpRequest, pk: int) -> HttpResponse:
                 "and get the completion code.",
             )
         return redirect("studies:detail", study.pk)
-    ctx = {"study": study, "n_active": selectors.active_count(study)}
+    ctx = {"study": study, "n_active": researcher_reads.active_count(study)}
     return render(request, "studies/study_close.html", ctx)
 
 
@@ -158,10 +160,10 @@ def study_feedback(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {
         "study": study,
         "sample": sample,
-        "page": Paginator(selectors.study_feedback(study, sample), 100).get_page(
+        "page": Paginator(researcher_reads.study_feedback(study, sample), 100).get_page(
             request.GET.get("page")
         ),
-        "checks": selectors.check_feedback(study)[:200] if sample is None else [],
+        "checks": researcher_reads.check_feedback(study)[:200] if sample is None else [],
     }
     return render(request, "studies/study_feedback.html", ctx)
 

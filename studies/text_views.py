@@ -12,7 +12,7 @@ from ambisite.access import researcher_required
 from annotations.models import Sample
 from annotations.reference import reference_edit_impact
 
-from . import selectors, shown_texts, text_corrections
+from . import researcher_reads, shown_texts, text_corrections
 from .forms import ReferenceTextsForm, SampleTextsForm
 from .models import Study
 from .services import StudyError
@@ -53,8 +53,8 @@ def sample_texts(request: HttpRequest, pk: int, sample_pk: int) -> HttpResponse:
         "sample": sample,
         "form": form,
         "versions": shown_texts.shown_versions_of(study, sample),
-        "history": selectors.sample_text_history(sample),
-        "ratings": selectors.sample_study_ratings(study, sample),
+        "history": researcher_reads.sample_text_history(sample),
+        "ratings": researcher_reads.sample_study_ratings(study, sample),
     }
     return render(request, "studies/sample_texts.html", ctx)
 

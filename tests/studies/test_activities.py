@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from studies import activities, late, selectors
+from studies import activities, late, researcher_reads, selectors
 from studies import services as study_services
 from studies.models import Participant, Study
 from tests.studies.helpers import pid
@@ -55,7 +55,7 @@ def test_a_registered_test_activity_runs_arrival_its_own_page_and_the_code_page(
     assert participant.status == Participant.Status.FINISHED
     assert not participant.slots.exists()  # studies reserved no samples for it
     assert late._late_texts(participant) == 0
-    assert selectors.participants_for(study).get().n_rated == 2
+    assert researcher_reads.participants_for(study).get().n_rated == 2
 
 
 @pytest.mark.django_db(transaction=True)

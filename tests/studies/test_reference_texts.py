@@ -13,7 +13,7 @@ from annotations.exporters import iter_ambistory_json, iter_reference_jsonl
 from annotations.models import Rating, Sample, TextVersion
 from predictions.io.importers import predictions_import
 from predictions.runs.scoring import run_score
-from studies import selectors, services
+from studies import researcher_reads, selectors, services
 from studies.forms import SampleTextsForm
 from studies.models import StudyText
 from studies.shown_texts import shown_texts_of
@@ -143,7 +143,7 @@ def test_a_study_correction_made_the_reference_brings_the_studys_ratings_into_th
     assert (done.impact.leaving, done.impact.imported, done.impact.joining) == (10, 10, 1)
     assert Rating.objects.valid().filter(sample=rating.sample).get() == rating
     assert StudyText.objects.get(study=study).version == sample.story.version + 1 == 2
-    assert selectors.sample_study_ratings(study, rating.sample).get().is_current
+    assert researcher_reads.sample_study_ratings(study, rating.sample).get().is_current
     assert TextVersion.objects.get(kind="story").text == {"ending": sample.story.ending}
 
 

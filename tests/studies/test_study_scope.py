@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from annotations.importers import ambistory_import, parse_ambistory
 from annotations.models import Rater, Rating, Sample
-from studies import selectors, services, study_texts
+from studies import researcher_reads, selectors, services, study_texts
 from studies.forms import StudyForm
 from studies.models import AttentionAnswer, Participant, Slot, Study
 from studies.templatetags.study_text import minutes_text
@@ -34,18 +34,18 @@ def rated_setups(n_setups: int, split: str = "rated") -> list[Sample]:
 def test_a_study_on_a_rated_split_counts_only_its_own_ratings():
     samples = rated_setups(4)
     study = open_study(samples=samples, per_participant=4, ratings=2)
-    stats = {s.pk: s for s in selectors.study_samples_with_stats(study)}
+    stats = {s.pk: s for s in researcher_reads.study_samples_with_stats(study)}
     assert all(s.n_ratings == 0 and s.n_all == 5 and s.mean is None for s in stats.values())
-    assert len(selectors.samples_short(study)) == 24
+    assert len(researcher_reads.samples_short(study)) == 24
     participant = services.participant_arrive(study=study, pid=pid(1))
     qualify(participant)
     rate_all(participant)
     rated = set(Rating.objects.filter(rater=participant.rater).values_list("sample_id", flat=True))
-    stats = {s.pk: s for s in selectors.study_samples_with_stats(study)}
+    stats = {s.pk: s for s in researcher_reads.study_samples_with_stats(study)}
     for pk in rated:
         assert (stats[pk].n_ratings, stats[pk].mean, stats[pk].n_all) == (1, 3.0, 6)
-    assert len(selectors.samples_short(study)) == 24  # 2 wanted: one each is not enough
-    assert selectors.study_ratings(study).count() == 4
+    assert len(researcher_reads.samples_short(study)) == 24  # 2 wanted: one each is not enough
+    assert researcher_reads.study_ratings(study).count() == 4
 
 
 def test_the_export_holds_the_study_ratings_unless_all_are_asked_for(researcher_client):
@@ -172,8 +172,8 @@ def test_comments_and_flags_per_study_and_per_item(researcher_client):
     assert participant.prolific_pid not in page and participant.rater.pseudonym in page
     page = researcher_client.get(f"{url}?sample={second.sample_id}").content.decode()
     assert "the ending contradicts itself" not in page and 'id="feedback-sample"' in page
-    assert [r.pk for r in selectors.study_feedback(study)] == [second.pk, first.pk] or set(
-        r.pk for r in selectors.study_feedback(study)
+    assert [r.pk for r in researcher_reads.study_feedback(study)] == [second.pk, first.pk] or set(
+        r.pk for r in researcher_reads.study_feedback(study)
     ) == {first.pk, second.pk}
 
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from annotations.exporters import iter_ambistory_json
 from annotations.models import Rating, Sample, TextVersion
 from annotations.rating_exports import iter_ratings_csv, ratings_for_export
-from studies import selectors, services
+from studies import researcher_reads, selectors, services
 from studies.models import Slot, StudyText
 from studies.text_corrections import sample_texts_correct
 
@@ -51,10 +51,10 @@ def test_correcting_an_ending_makes_the_studys_own_version_and_outdates_its_rati
     rating = Rating.objects.get(sample=sample)
     assert rating.story_version == 1  # kept, on the version it was given on
     assert Rating.objects.valid().filter(sample=sample).get() == rating  # reference label
-    assert not selectors.sample_study_ratings(study, sample).get().is_current
+    assert not researcher_reads.sample_study_ratings(study, sample).get().is_current
     slots = Slot.objects.filter(study=study, sample=sample)
     assert sorted(slots.values_list("status", flat=True)) == ["free", "outdated"]
-    short = selectors.samples_short(study)
+    short = researcher_reads.samples_short(study)
     assert {s.pk for s in short} == both and {s.n_outdated for s in short} == {1}
     assert {s.n_all for s in short} == {1}  # the reference's ratings still count
 
@@ -71,8 +71,8 @@ def test_the_next_participant_rates_the_new_text_and_it_counts():
     assert Sample.objects.get(pk=item.sample_id).story_id == sample.story_id
     rating = Rating.objects.get(sample_id=item.sample_id, rater=participant.rater)
     assert (rating.setup_version, rating.story_version, rating.sense_version) == (1, 2, 1)
-    assert selectors.sample_study_ratings(study, rating.sample).get(pk=rating.pk).is_current
-    assert len(selectors.samples_short(study)) == 1  # the story's other sense, not yet
+    assert researcher_reads.sample_study_ratings(study, rating.sample).get(pk=rating.pk).is_current
+    assert len(researcher_reads.samples_short(study)) == 1  # the story's other sense, not yet
     # not a label of the reference text: the benchmark keeps the rating of the old ending
     assert not Rating.objects.valid().filter(pk=rating.pk).exists()
     assert Rating.objects.valid().filter(sample_id=item.sample_id).count() == 1
@@ -191,7 +191,7 @@ def test_the_same_correction_in_two_studies_shares_a_version_and_undoing_it_unpi
     assert set(StudyText.objects.values_list("version", flat=True)) == {2}
     sample_texts_correct(study=study, sample=sample, texts={"ending": old})
     assert list(StudyText.objects.values_list("study_id", flat=True)) == [second.pk]
-    assert selectors.sample_study_ratings(study, sample).get().is_current  # v1 again
+    assert researcher_reads.sample_study_ratings(study, sample).get().is_current  # v1 again
 
 
 def test_a_participant_cannot_change_an_answer_whose_text_was_edited():

@@ -199,7 +199,7 @@ def test_a_cannot_decide_judgment_is_kept_but_left_out_of_the_edge():
     assert {j.score for j in word_judgments(word)} == {0}
     assert graph_payload(word)["edges"] == []
     from annotations.models import Sample
-    from studies.selectors import study_samples_with_stats
+    from studies.researcher_reads import study_samples_with_stats
 
     judged = [s for s in study_samples_with_stats(study) if s.n_ratings]
     assert len(judged) == 3 and all(s.mean is None and s.sd is None for s in judged)
