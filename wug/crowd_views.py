@@ -41,12 +41,18 @@ def crowd_start(request, name: str):
     return redirect("studies:detail", crowd.study_id)
 
 
+def _word_study(name: str, slug: str) -> tuple[Word, CrowdStudy]:
+    """The word and its use-pair study ``slug`` (404 when either is missing or the study is
+    not the word's)."""
+    word = get_object_or_404(Word, name=name)
+    return word, get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+
+
 @require_POST
 @researcher_required
 def crowd_round(request, name: str, slug: str):
     """Add the next round of pairs (from the current clustering) to the study."""
-    word = get_object_or_404(Word, name=name)
-    crowd = get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+    word, crowd = _word_study(name, slug)
     try:
         pair_round = crowd_round_add(crowd_study=crowd)
     except CrowdError as exc:
@@ -60,8 +66,7 @@ def crowd_round(request, name: str, slug: str):
 @researcher_required
 def crowd_gold(request, name: str, slug: str):
     """Add a researcher's gold pair (two use ids and the expected answer) to a draft study."""
-    word = get_object_or_404(Word, name=name)
-    crowd = get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+    word, crowd = _word_study(name, slug)
     form = GoldPairForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"No gold pair was added: {_problems(form)}")
@@ -85,8 +90,7 @@ def crowd_gold(request, name: str, slug: str):
 @researcher_required
 def crowd_gold_remove(request, name: str, slug: str, gold_pk: int):
     """Remove a gold pair (an identity pair too) from a draft study."""
-    word = get_object_or_404(Word, name=name)
-    crowd = get_object_or_404(CrowdStudy, study__slug=slug, words=word)
+    word, crowd = _word_study(name, slug)
     gold = get_object_or_404(
         GoldPair.objects.select_related("use1", "use2"),
         pk=gold_pk,
