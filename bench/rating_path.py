@@ -125,7 +125,11 @@ def main() -> None:
     parser.add_argument("--participants", type=int, default=20)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     parser.add_argument(
-        "--profile", action="store_true", help="print where the item requests spend CPU (cProfile)"
+        "--profile",
+        nargs="?",
+        const="items",
+        choices=["items", "arrival"],
+        help="print where the item requests (or the arrival pages) spend CPU (cProfile)",
     )
     parser.add_argument(
         "--client",
@@ -133,6 +137,9 @@ def main() -> None:
         default="form",
         help="form: POST, 303, GET per item; script: participant.js's one POST answered with "
         "the page",
+    )
+    parser.add_argument(
+        "--queries", action="store_true", help="print the statements of each arrival page"
     )
     parser.add_argument("--smoke", action="store_true", help="CI size: 1 timed participant")
     args = parser.parse_args()
@@ -155,6 +162,10 @@ def main() -> None:
         with CaptureQueriesContext(connection) as q:
             response = call()
         page_queries[name] = len(q.captured_queries)  # read now: the log is a ring buffer
+        if args.queries:
+            print(f"--- {name}")
+            for query in q.captured_queries:
+                print("   ", query["sql"][:160])
         return response
 
     first = arrive(client, study, f"{1:024x}", page_counted)
@@ -173,25 +184,30 @@ def main() -> None:
     cpu_arrival: list[float] = []
     cpu_pages: dict[str, list[float]] = {name: [] for name in ARRIVAL_PAGES}
 
-    def page_timed(name, call):
-        t0 = time.process_time()
-        response = call()
-        cpu_pages[name].append((time.process_time() - t0) * 1000)
-        return response
-
     profiler = None
     if args.profile:
         import cProfile
 
         profiler = cProfile.Profile(time.process_time)  # CPU, not waiting on PostgreSQL
 
+    def profiled(call, what: str):
+        if profiler and args.profile == what:
+            profiler.enable()
+            try:
+                return call()
+            finally:
+                profiler.disable()
+        return call()
+
+    def page_timed(name, call):
+        t0 = time.process_time()
+        response = profiled(call, "arrival")
+        cpu_pages[name].append((time.process_time() - t0) * 1000)
+        return response
+
     def timed(call):
         t0 = time.process_time()
-        if profiler:
-            profiler.enable()
-        response = call()
-        if profiler:
-            profiler.disable()
+        response = profiled(call, "items")
         cpu_item.append((time.process_time() - t0) * 1000)
         return response
 

@@ -12,7 +12,7 @@ into :func:`statements`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, wraps
 from typing import NamedTuple
 
 from django.db import connection
@@ -34,6 +34,21 @@ from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, St
 
 def table(model) -> str:
     return connection.ops.quote_name(model._meta.db_table)
+
+
+def built_once(builder):
+    """A statement builder whose result is kept per database vendor and arguments: every
+    statement here is a function of those alone, and the participant's requests asked for
+    the same few dozen strings thousands of times a minute (the participant read's column
+    list alone was 5 % of the web workers' CPU under load, py-spy)."""
+    kept = cache(lambda vendor, *args, **kwargs: builder(*args, **kwargs))
+
+    @wraps(builder)
+    def statement(*args, **kwargs):
+        return kept(connection.vendor, *args, **kwargs)
+
+    statement.cache_clear = kept.cache_clear  # type: ignore[attr-defined]
+    return statement
 
 
 # --- the texts a study shows (``shown_texts``) ------------------------------------------
@@ -99,6 +114,7 @@ def _unit(unit: str) -> str:
     return unit
 
 
+@built_once
 def slot_free_counts(unit: str = "setup_id") -> str:
     """Free slots per (unit, slot number) of a study (params: study id); ``unit`` is a
     column of ``UNITS``."""
@@ -109,6 +125,7 @@ def slot_free_counts(unit: str = "setup_id") -> str:
     )
 
 
+@built_once
 def slot_free_per_setup(unit: str = "setup_id") -> str:
     """Per unit of a study: its free slots and their lowest number (params: study id)."""
     unit = _unit(unit)
@@ -118,6 +135,7 @@ def slot_free_per_setup(unit: str = "setup_id") -> str:
     )
 
 
+@built_once
 def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
     """Free slots of ``n_setups`` (unit, number) pairs (params: study id, then the
     pairs)."""
@@ -129,6 +147,7 @@ def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
     )
 
 
+@built_once
 def slot_lock_free(n_ids: int) -> str:
     """Those of ``n_ids`` slots still free, locked; rows another transaction holds are
     skipped (where the database can)."""
@@ -139,6 +158,7 @@ def slot_lock_free(n_ids: int) -> str:
     return sql
 
 
+@built_once
 def slot_reserve(n_slots: int) -> str:
     """Reserve ``n_slots`` free slots for a participant at their positions, one
     compare-and-set (params: participant id, now, (slot id, position) pairs, slot ids)."""
@@ -166,6 +186,7 @@ def _columns(model, names: tuple[str, ...], alias: str) -> list[str]:
     return [f"{alias}.{connection.ops.quote_name(by_attname[n].column)}" for n in names]
 
 
+@built_once
 def participant_select(*, by_token: bool, lock: bool) -> str:
     """A participant's row (``PARTICIPANT_FIELDS``): by id (params: id), or by resume-token
     hash within a study that is not a draft, joined with the study (``STUDY_FIELDS``;
@@ -183,6 +204,7 @@ def participant_select(*, by_token: bool, lock: bool) -> str:
     return sql
 
 
+@built_once
 def study_and_participant(*, token: bool = True) -> str:
     """A study that is not a draft (``STUDY_FIELDS``), by slug, with its participant whose
     resume-token hash is given (``PARTICIPANT_FIELDS``, all NULL without one): the arrival
@@ -202,6 +224,7 @@ def study_and_participant(*, token: bool = True) -> str:
     )
 
 
+@built_once
 def finished_minutes() -> str:
     """PostgreSQL: the count of a study's first 1,000 finished participants and the lower
     median of their times from start to finish, an interval (params: 0.5, study id, the
@@ -213,6 +236,7 @@ def finished_minutes() -> str:
     )
 
 
+@built_once
 def batch_rows() -> str:
     """Every item of a batch, in order: its slots (with their numbers) and attention checks
     (params: the participant's id twice)."""
@@ -244,6 +268,7 @@ class ItemValues(NamedTuple):
     question_id: int | None
 
 
+@built_once
 def item_sample() -> str:
     """A slot's sample as the study shows it, with the participant's rating (params: the
     study's three ``ShownSql.params``, the rater id, the slot id)."""
@@ -261,6 +286,7 @@ def item_sample() -> str:
     )
 
 
+@built_once
 def item_check() -> str:
     """An attention check with the participant's answer (params: the answer's id)."""
     return (
@@ -277,12 +303,14 @@ def item_check() -> str:
 _SLOT_HELD = " WHERE id = %s AND participant_id = %s AND status <> 'free'"
 
 
+@built_once
 def slot_done() -> str:
     """Mark a reserved slot done (compare-and-set; params: now, slot id, participant id)."""
     held = f"{_SLOT_HELD} AND status = 'reserved'"
     return f"UPDATE {table(Slot)} SET status = 'done', done_at = %s{held}"
 
 
+@built_once
 def slot_void_done() -> str:
     """A void slot rated for the first time (params: now, slot id, participant id)."""
     return f"UPDATE {table(Slot)} SET done_at = %s{_SLOT_HELD}"
@@ -297,6 +325,7 @@ RATING_CONFLICT = (
 )
 
 
+@built_once
 def rating_insert(*, check_shown: bool) -> str:
     """The rating's ``INSERT ... SELECT ... WHERE ...``, to be completed by
     ``RATING_CONFLICT`` (after any condition a caller adds to the WHERE). Params: rater
@@ -319,6 +348,7 @@ def rating_insert(*, check_shown: bool) -> str:
     )
 
 
+@built_once
 def data_bump(*, after: str = "") -> str:
     """The rating's data-version bump (``annotations.data_versions``: the sample's split,
     a shard); params: kind, shard, stamp (``new_stamp``), sample id. With ``after`` (a
@@ -329,6 +359,7 @@ def data_bump(*, after: str = "") -> str:
     return bump_sql(source)
 
 
+@built_once
 def claim_and_rate(claim: str, write: str, item: str | None) -> str:
     """PostgreSQL, one round trip: the slot's claim and the rating's write in one statement,
     the write only when the claim happened (the two counts say which refused), the data

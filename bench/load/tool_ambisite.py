@@ -123,7 +123,9 @@ def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> sub
     env.pop("DJANGO_SETTINGS_MODULE", None)
     return subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "gunicorn"), *config, "ambisite.wsgi", "-b", bind]
-        + ["-k", "gthread", "-w", str(workers), "--threads", str(threads)]
+        # the config's worker class (a gthread worker); gunicorn's own without a config
+        + ([] if config else ["-k", "gthread"])
+        + ["-w", str(workers), "--threads", str(threads)]
         # info: one "Autorestarting worker" line a worker recycled by max_requests (counted
         # by run.py); the config leaves the access log off
         + ["--log-level", "info"],

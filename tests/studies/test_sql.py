@@ -95,8 +95,25 @@ def test_every_statement_builder_is_listed_for_this_test():
         for n, v in vars(sql).items()
         if callable(v) and getattr(v, "__module__", "") == sql.__name__ and not n.startswith("_")
     }
-    helpers = {"table", "shown_sql", "statements", "ShownSql", "ItemValues"}
+    helpers = {"table", "shown_sql", "statements", "ShownSql", "ItemValues", "built_once"}
     assert public - helpers <= {name for name, _ in sql.statements()}
+
+
+def test_a_statement_is_built_once_per_vendor_and_arguments():
+    calls = []
+
+    @sql.built_once
+    def statement(n, *, lock=False):
+        calls.append((n, lock))
+        return f"SELECT {n}{' FOR UPDATE' if lock else ''}"
+
+    assert statement(2) is statement(2)
+    assert statement(2, lock=True) == "SELECT 2 FOR UPDATE"
+    assert statement(3) == "SELECT 3"
+    assert calls == [(2, False), (2, True), (3, False)]
+    statement.cache_clear()
+    statement(2)
+    assert calls[-1] == (2, False) and len(calls) == 4
 
 
 def test_a_misspelt_column_and_an_insert_that_misses_a_column_are_found():
