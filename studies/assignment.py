@@ -195,29 +195,13 @@ def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[
     return pick(candidates, rank(summary, k, rng), rng)
 
 
-def _free_setups(
-    study: Study, skip_setups: set[int], skipped: Iterable[Candidate]
-) -> list[SetupFree]:
-    """Per setup: its free slots and their lowest number, leaving out ``skipped`` (rows
-    other arrivals hold: counted off here, in Python) and the setups in ``skip_setups``
-    (already in the batch). One GROUP BY over the study's free slots, a row per setup and
-    slot number, instead of a row per slot; with nothing to count off, one row per setup
-    counted by the database (``summarise`` in SQL: a first round cost a few ms of Python on
-    a 1000-setup study)."""
-    skipped = list(skipped)
-    if not skipped:
-        with connection.cursor() as cursor:
-            cursor.execute(sql.slot_free_per_setup(batch_unit(study)), [study.pk])
-            rows = cursor.fetchall()
-        return [SetupFree(s, free, low) for s, free, low in rows if s not in skip_setups]
+def _free_setups(study: Study) -> list[SetupFree]:
+    """Per setup: its free slots and their lowest number, counted by the database (one
+    GROUP BY over the study's free slots, a row per setup; ``summarise`` in SQL: a first
+    round cost a few ms of Python on a 1000-setup study)."""
     with connection.cursor() as cursor:
-        cursor.execute(sql.slot_free_counts(batch_unit(study)), [study.pk])
-        counts = {(setup_id, number): n for setup_id, number, n in cursor.fetchall()}
-    for cand in skipped:
-        key = (cand.setup_id, cand.number)
-        if key in counts:
-            counts[key] -= 1
-    return summarise((s, number, n) for (s, number), n in counts.items() if s not in skip_setups)
+        cursor.execute(sql.slot_free_per_setup(batch_unit(study)), [study.pk])
+        return [SetupFree(*row) for row in cursor.fetchall()]
 
 
 def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
@@ -233,27 +217,43 @@ def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list
 def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candidate]:
     """Lock ``k`` free slots of distinct setups, skipping rows other arrivals hold.
 
+    The free slots are counted once (``_free_setups``, the costly read: a GROUP BY over
+    the study's free slots, 3-4 ms of PostgreSQL in a 500-arrival burst) and the rounds
+    after a collision work from that count: they leave out the setups already taken and
+    those whose lowest free slots all turned out held by others (``passed``), and try the
+    next ones in ``rank``'s order. They are counted again only when that runs out, and then
+    tried again after a short pause (the rows we need are held right now). Before, every
+    round counted again: 2.7 counts an arrival in that burst.
+
     Raises ``BatchUnavailable`` when the committed free slots cannot make a batch at all,
     ``_Contended`` when they could but other arrivals hold the rows we need right now."""
     taken: list[Candidate] = []
-    skipped: dict[int, Candidate] = {}
+    skipped: set[int] = set()  # slots another arrival holds
+    passed: set[int] = set()  # setups with no untried free slot at their lowest number
+    free: list[SetupFree] | None = None
     for _ in range(rounds):
         need = k - len(taken)
+        if free is None:
+            free = _free_setups(study)
         taken_setups = {c.setup_id for c in taken}
-        chosen = rank(_free_setups(study, taken_setups, skipped.values()), need, rng)
+        left_out = taken_setups | passed
+        chosen = rank((s for s in free if s.setup_id not in left_out), need, rng)
         if len(chosen) < need:
-            if len(_free_setups(study, taken_setups, ())) < need:
-                break
-            skipped.clear()  # the rows we need are held by others: look again shortly
-            time.sleep(rng.uniform(0.005, 0.03))
+            free = _free_setups(study)
+            if sum(s.setup_id not in taken_setups for s in free) < need:
+                break  # not enough free setups at all (the caller counts once more)
+            skipped, passed = set(), set()
+            time.sleep(rng.uniform(0.005, 0.03))  # the rows we need are held by others
             continue
-        picks = pick(_lowest_slots(study, chosen, set(skipped)), chosen, rng)
+        candidates = _lowest_slots(study, chosen, skipped)
+        passed.update({s.setup_id for s in chosen} - {c.setup_id for c in candidates})
+        picks = pick(candidates, chosen, rng)
         locked = _lock_free([c.slot_id for c in picks])
         taken += [c for c in picks if c.slot_id in locked]
-        skipped.update((c.slot_id, c) for c in picks if c.slot_id not in locked)
+        skipped.update(c.slot_id for c in picks if c.slot_id not in locked)
         if len(taken) == k:
             return taken
-    if len(_free_setups(study, set(), ())) < k:
+    if len(_free_setups(study)) < k:
         raise BatchUnavailable("No batch of distinct setups is free.")
     raise _Contended
 

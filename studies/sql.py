@@ -115,17 +115,6 @@ def _unit(unit: str) -> str:
 
 
 @built_once
-def slot_free_counts(unit: str = "setup_id") -> str:
-    """Free slots per (unit, slot number) of a study (params: study id); ``unit`` is a
-    column of ``UNITS``."""
-    unit = _unit(unit)
-    return (
-        f"SELECT {unit}, number, count(*) FROM {_SLOTS}"
-        f" WHERE study_id = %s AND status = 'free' GROUP BY {unit}, number"
-    )
-
-
-@built_once
 def slot_free_per_setup(unit: str = "setup_id") -> str:
     """Per unit of a study: its free slots and their lowest number (params: study id)."""
     unit = _unit(unit)
@@ -380,7 +369,6 @@ def claim_and_rate(claim: str, write: str, item: str | None) -> str:
 def statements() -> Iterator[tuple[str, str]]:
     """(name, SQL) of every statement above, in each of its shapes (the column test)."""
     for unit in UNITS:
-        yield "slot_free_counts", slot_free_counts(unit)
         yield "slot_free_per_setup", slot_free_per_setup(unit)
         yield "slot_lowest", slot_lowest(2, unit)
     yield "slot_lock_free", slot_lock_free(3)

@@ -122,5 +122,5 @@ def test_a_misspelt_column_and_an_insert_that_misses_a_column_are_found():
     short = sql.rating_insert(check_shown=False).replace(" position,", "").replace(" NULL,", "")
     assert "INSERT INTO annotations_rating leaves out position" in problems(short)
     assert "no table of the statement has a column statuz" in problems(
-        sql.slot_free_counts().replace("status", "statuz")
+        sql.slot_free_per_setup().replace("status", "statuz")
     )
