@@ -99,3 +99,32 @@ def test_a_reservation_that_loses_a_race_is_retried_without_double_booking(monke
     assert second.slots.count() == 4 and stolen.id not in second.slots.values_list("id", flat=True)
     stolen.refresh_from_db()
     assert stolen.participant_id == first.pk
+
+
+@pytest.mark.django_db
+def test_slots_held_by_another_arrival_are_passed_over_without_counting_again(monkeypatch):
+    """A collision (``SKIP LOCKED`` leaves out rows another arrival holds, played here by
+    refusing the first round's first three picks) is resolved from the first count: the
+    free slots are counted once, the held setups are left for others, and the batch still
+    takes distinct setups with nothing double-booked."""
+    study = open_study(40, per_participant=10, ratings=5, checks=0)
+    real_lock, real_count = assignment._lock_free, assignment._free_setups
+    held: set[int] = set()
+    counts = []
+
+    def lock_free(ids):
+        if not held:  # the first round: three of its picks are someone else's
+            held.update(ids[:3])
+        return real_lock([i for i in ids if i not in held])
+
+    def free_setups(study):
+        counts.append(1)
+        return real_count(study)
+
+    monkeypatch.setattr(assignment, "_lock_free", lock_free)
+    monkeypatch.setattr(assignment, "_free_setups", free_setups)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    assert len(counts) == 1
+    taken = list(participant.slots.values_list("id", "setup_id"))
+    assert len(taken) == 10 and len({s for _, s in taken}) == 10
+    assert not held & {i for i, _ in taken}
