@@ -45,9 +45,11 @@ def used(start: Sample, end: Sample) -> Used:
     taken off, not counted twice; one born and gone in between is in the reaped time only."""
     reaped = end.reaped - start.reaped
     gone = sum(cpu for key, cpu in start.live.items() if key not in end.live)
+    # rounded to the microsecond: the inputs are clock ticks (1/100 s), and their float sums
+    # and differences left -1.7e-16 s for a process that used nothing after the start
     return Used(
-        total=sum(end.live.values()) - sum(start.live.values()) + reaped,
-        exited=reaped - gone,
+        total=round(sum(end.live.values()) - sum(start.live.values()) + reaped, 6),
+        exited=round(reaped - gone, 6),
     )
 
 

@@ -52,6 +52,13 @@ def test_a_reused_pid_is_another_process():
     assert used(start, end) == cpu.Used(total=0.75, exited=0.5)
 
 
+def test_a_process_that_used_nothing_after_the_start_counts_zero_not_a_rounding_error():
+    # live at the start with 0.01 s, exited without using more; its parent reaped 0.07 -> 0.08
+    # (in floats, 0.08 - 0.07 - 0.01 is -5.2e-18: a CI run once failed on such a total)
+    used_ = used(Sample({(10, 1): 0.01}, reaped=0.07), Sample({}, reaped=0.08))
+    assert used_ == cpu.Used(total=0.0, exited=0.0)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
 def test_a_child_that_exits_is_counted_through_its_parents_reaped_time():
     """This test process as the parent: a child burning CPU, sampled live, then reaped."""
