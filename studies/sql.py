@@ -69,8 +69,8 @@ class ShownSql(NamedTuple):
         return [study_id] * 3
 
 
-@cache
-def _shown_sql(vendor: str) -> ShownSql:
+@built_once
+def shown_sql() -> ShownSql:
     pins, stored = table(StudyText), table(TextVersion)
     joins = ""
     for n, (kind, alias) in enumerate(zip(KINDS, ("st", "sy", "se")), start=1):
@@ -93,10 +93,6 @@ def _shown_sql(vendor: str) -> ShownSql:
         " COALESCE(p3.version, se.version, 1)"
     )
     return ShownSql(texts, versions, joins)
-
-
-def shown_sql() -> ShownSql:
-    return _shown_sql(connection.vendor)
 
 
 # --- arrival: reserving a batch of slots (``assignment``) ---------------------------------
