@@ -230,11 +230,9 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     taken: list[Candidate] = []
     skipped: set[int] = set()  # slots another arrival holds
     passed: set[int] = set()  # setups with no untried free slot at their lowest number
-    free: list[SetupFree] | None = None
+    free = _free_setups(study)
     for _ in range(rounds):
         need = k - len(taken)
-        if free is None:
-            free = _free_setups(study)
         taken_setups = {c.setup_id for c in taken}
         left_out = taken_setups | passed
         chosen = rank((s for s in free if s.setup_id not in left_out), need, rng)
