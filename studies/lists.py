@@ -274,7 +274,7 @@ def list_reserve(
         .annotate(top=Max("number"))
         .values_list("sample_id", "top")
     )
-    Slot.objects.bulk_create(
+    slots = [
         Slot(
             study=study,
             sample_id=items[k][0],
@@ -287,7 +287,13 @@ def list_reserve(
             reserved_at=now,
         )
         for k, pos in zip(order, item_at)
-    )
+    ]
+    # Inserted in sample order, whatever the rotation's item order: two arrivals numbering
+    # the same samples at once then meet on the first one, and the later one fails the
+    # unique (sample, number) check when the first commits (a lost race, tried again).
+    # In rotation order each waited on a sample the other had inserted first: a deadlock,
+    # a server error for one of them.
+    Slot.objects.bulk_create(sorted(slots, key=lambda slot: slot.sample_id))
     AttentionAnswer.objects.bulk_create(
         AttentionAnswer(participant=participant, question=q, position=pos)
         for q, pos in zip(checks, check_at)

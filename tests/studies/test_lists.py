@@ -67,6 +67,21 @@ def test_each_list_goes_whole_to_exactly_n_participants_in_latin_square_orders()
         assert len({tuple(batch(p)) for p in group}) == 3  # three different orders
 
 
+def test_a_batch_is_inserted_in_sample_order_whatever_its_rotation_shows():
+    """Two arrivals of one list number the same samples at once; inserted in the order of
+    their rotations they waited on each other's rows (a deadlock: a server error for one
+    participant, seen in test_lists_concurrency); in sample order the later one only
+    loses the race and tries again."""
+    study = list_study()
+    people = [arrive(study, k) for k in range(3)]  # three rotations of the first list
+    shown = [batch(p) for p in people if p.list_slot.list_id == people[0].list_slot.list_id]
+    assert any(order != sorted(order) for order in shown)  # a rotation out of sample order
+    for p in people:
+        inserted = Slot.objects.filter(participant=p).order_by("id")
+        samples = list(inserted.values_list("sample_id", flat=True))
+        assert samples == sorted(samples)
+
+
 def test_without_the_latin_square_each_participant_gets_an_order_of_their_own():
     study = list_study(n=4, latin_square=False)
     people = [arrive(study, k) for k in range(4)]  # the first list's four places
