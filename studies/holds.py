@@ -32,6 +32,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from . import selectors
 from .assignment import slots_release
 from .errors import ClientHoldsFull
 from .models import Participant, Study
@@ -149,7 +150,7 @@ def hold_end(participant: Participant) -> bool:
 def pid_taken(study: Study, pid: str) -> bool:
     """Whether ``pid`` belongs to a participant of the study (a lapsed unqualified hold's PID
     does not: ``pid_owner`` gives it back on the next consent). Reads only."""
-    participant = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    participant = selectors.participant_by_pid(study, pid)
     return participant is not None and not pid_free(participant)
 
 
@@ -157,7 +158,7 @@ def pid_owner(*, study: Study, pid: str) -> Participant | None:
     """The participant of the study holding ``pid``, after giving the PID back when its
     hold lapsed before qualifying (``pid_free``: the participant is timed out and keeps the
     PID as ``pid_before_reset``, for the record)."""
-    participant = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    participant = selectors.participant_by_pid(study, pid)
     if participant is None or not pid_free(participant):
         return participant
     with transaction.atomic():

@@ -36,7 +36,7 @@ from django.utils import timezone
 from annotations.kinds import kind as kind_of
 from annotations.models import Rating
 
-from . import list_design
+from . import list_design, sql
 from .errors import StudyError
 from .list_models import ListDesign, ListSlot, StudyList, StudyListItem
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
@@ -51,7 +51,9 @@ class ListsContended(Exception):
 
 def uses_lists(study: Study) -> bool:
     """Whether ``study`` is assigned by fixed lists (the one test every caller asks)."""
-    return ListDesign.objects.filter(study_id=study.pk).exists()
+    with connection.cursor() as cursor:  # every consent asks: a plain cursor, not a queryset
+        cursor.execute(sql.list_design_exists(), [study.pk])
+        return cursor.fetchone() is not None
 
 
 def list_study_ids(study_ids: Sequence[int]) -> set[int]:

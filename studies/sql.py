@@ -29,6 +29,7 @@ from annotations.models import (
 )
 from annotations.text_versions import KINDS
 
+from .list_models import ListDesign
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudyText
 
 
@@ -164,11 +165,56 @@ STUDY_FIELDS = tuple(
     f.attname for f in Study._meta.concrete_fields if f.get_internal_type() != "DateTimeField"
 )
 PARTICIPANT_FIELDS = tuple(f.attname for f in Participant._meta.concrete_fields)
+CHECK_QUESTION_FIELDS = tuple(f.attname for f in CheckQuestion._meta.concrete_fields)
 
 
 def _columns(model, names: tuple[str, ...], alias: str) -> list[str]:
     by_attname = {f.attname: f for f in model._meta.concrete_fields}
     return [f"{alias}.{connection.ops.quote_name(by_attname[n].column)}" for n in names]
+
+
+def _model_order(model, alias: str) -> str:
+    """``model``'s default ordering (``Meta.ordering``) as an ORDER BY list over ``alias``, so
+    that a hand-written read returns rows in the order its queryset did."""
+    by_name = {f.name: f for f in model._meta.concrete_fields}
+    by_name |= {f.attname: f for f in model._meta.concrete_fields}
+    terms = []
+    for name in model._meta.ordering:
+        field = by_name[name.lstrip("-")]
+        desc = " DESC" if name.startswith("-") else ""
+        terms.append(f"{alias}.{connection.ops.quote_name(field.column)}{desc}")
+    return ", ".join(terms)
+
+
+@built_once
+def participant_by_pid() -> str:
+    """The participant of a study with a Prolific ID (``PARTICIPANT_FIELDS``; params: study
+    id, PID), the model's first in its order (one at most: ``one_pid_per_study``, except
+    the empty PID of participants whose PID was given back). The arrival link and the
+    consent ask."""
+    select = _columns(Participant, PARTICIPANT_FIELDS, "p")
+    return (
+        f"SELECT {', '.join(select)} FROM {table(Participant)} p"
+        f" WHERE p.study_id = %s AND p.prolific_pid = %s"
+        f" ORDER BY {_model_order(Participant, 'p')} LIMIT 1"
+    )
+
+
+@built_once
+def check_questions() -> str:
+    """Every check question of a study (``CHECK_QUESTION_FIELDS``, in the model's order;
+    params: study id): the arrival link, the consent and the test's answer each read them."""
+    select = _columns(CheckQuestion, CHECK_QUESTION_FIELDS, "q")
+    return (
+        f"SELECT {', '.join(select)} FROM {table(CheckQuestion)} q WHERE q.study_id = %s"
+        f" ORDER BY {_model_order(CheckQuestion, 'q')}"
+    )
+
+
+@built_once
+def list_design_exists() -> str:
+    """1 when a study is assigned by fixed lists (params: study id); every consent asks."""
+    return f"SELECT 1 FROM {table(ListDesign)} WHERE study_id = %s LIMIT 1"
 
 
 @built_once
@@ -372,6 +418,9 @@ def statements() -> Iterator[tuple[str, str]]:
     for by_token in (False, True):
         for lock in (False, True):
             yield "participant_select", participant_select(by_token=by_token, lock=lock)
+    yield "participant_by_pid", participant_by_pid()
+    yield "check_questions", check_questions()
+    yield "list_design_exists", list_design_exists()
     yield "study_and_participant", study_and_participant()
     yield "study_and_participant", study_and_participant(token=False)
     yield "finished_minutes", finished_minutes()

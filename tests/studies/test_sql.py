@@ -1,20 +1,26 @@
 """Every hand-written SQL statement of studies (``studies.sql``) names only columns its
 tables have, and an INSERT names every column of its table: a column added to a model that
-a statement misses fails here, not in a study."""
+a statement misses fails here, not in a study. The reads that replaced querysets return
+what the querysets did (rows, order, values)."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
 from django.apps import apps
+from django.utils import timezone
 
-from studies import sql
+from studies import lists, selectors, services, sql
+from studies.models import CheckQuestion, Participant
+
+from .helpers import open_study, pid
 
 KEYWORDS = set(
     """select from where and or not in is null join left on as update set insert into case
     when then end group by order union all for skip locked of exists with returning conflict
-    do excluded true false distinct within limit""".split()
+    do excluded true false distinct within limit asc desc""".split()
 )
 
 
@@ -124,3 +130,35 @@ def test_a_misspelt_column_and_an_insert_that_misses_a_column_are_found():
     assert "no table of the statement has a column statuz" in problems(
         sql.slot_free_per_setup().replace("status", "statuz")
     )
+
+
+def _fields(objects) -> list[dict]:
+    return [{f.attname: getattr(o, f.attname) for f in o._meta.concrete_fields} for o in objects]
+
+
+@pytest.mark.django_db
+def test_the_arrivals_hand_written_reads_return_what_their_querysets_did():
+    study = open_study(4, per_participant=2, ratings=2)
+    first = CheckQuestion.objects.filter(study=study).order_by("id").first()
+    CheckQuestion.objects.filter(pk=first.pk).update(order=99)  # last by order, first by id
+    assert _fields(selectors.check_questions(study)) == _fields(
+        CheckQuestion.objects.filter(study_id=study.pk)
+    )
+    assert selectors.check_questions(study)[-1].pk == first.pk
+
+    arrived = services.participant_arrive(study=study, pid=pid(1))
+    found = selectors.participant_by_pid(study, pid(1))
+    assert _fields([found]) == _fields([Participant.objects.get(pk=arrived.pk)])
+    assert found.study is study  # no second read of the study
+    assert selectors.participant_by_pid(study, pid(2)) is None
+    # PIDs given back ("") are many: the queryset's first, the latest started
+    again = services.participant_arrive(study=study, pid=pid(2))
+    earlier = timezone.now() - timedelta(hours=1)
+    Participant.objects.filter(pk=arrived.pk).update(prolific_pid="", started_at=earlier)
+    Participant.objects.filter(pk=again.pk).update(prolific_pid="")
+    latest = Participant.objects.filter(study=study, prolific_pid="").first()
+    assert selectors.participant_by_pid(study, "").pk == latest.pk == again.pk
+
+    assert lists.uses_lists(study) is False
+    listed = open_study(10, per_participant=10, ratings=1, slug="by-lists", assignment="lists")
+    assert lists.uses_lists(listed) is True
