@@ -25,7 +25,7 @@ from annotations.models import (
     Rater,
 )
 
-from . import bot_checks, holds, late, qualification
+from . import bot_checks, holds, late, qualification, selectors
 from .assignment import (
     BatchUnavailable,
     batch_reserve,
@@ -145,7 +145,7 @@ def participant_arrive(
         try:
             return batch_reserve(create=create)
         except IntegrityError:  # the same PID arrived twice at once
-            existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
+            existing = selectors.participant_by_pid(study, pid)
             if existing is None:
                 raise
             return _resumed(existing, resume_hash)
@@ -158,7 +158,7 @@ def _no_batch(study: Study, pid: str, resume_hash: str) -> Participant:
     """No batch was free for this arrival. A retry of a consent whose first request did
     commit (its answer was lost) resumes it; when the places are held by people who have not
     qualified yet the study is busy (some may free up within minutes), else it is full."""
-    existing = Participant.objects.filter(study=study, prolific_pid=pid).first()
+    existing = selectors.participant_by_pid(study, pid)
     if existing:
         return _resumed(existing, resume_hash)
     if pending_holds_block(study):
