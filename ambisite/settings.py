@@ -367,6 +367,12 @@ HOLD_TOTAL_PER_CLIENT = env_int("HOLD_TOTAL_PER_CLIENT", 6)
 HOLD_MIN_SECONDS = env_int("HOLD_MIN_SECONDS", 120)
 HOLD_IDLE_SECONDS = env_int("HOLD_IDLE_SECONDS", 300)
 HOLD_GONE_SECONDS = env_int("HOLD_GONE_SECONDS", 30)
+# Consent transactions (participant + batch claim) one web process runs at once; the others
+# wait for it before they begin, holding no lock. Concurrent claims in one study mostly reach
+# for the same free slots and lose rounds to each other, each lost round another count of
+# the free slots: in a 500-arrival burst one at a time per process (3 across gunicorn's 3
+# workers) cut link-to-first-item p95 by a third (docs/performance.md). 0: no limit.
+ARRIVAL_CLAIMS_PER_PROCESS = env_int("ARRIVAL_CLAIMS_PER_PROCESS", 1)
 # How many reverse proxies in front of gunicorn append the peer they saw to X-Forwarded-For
 # (1 for the TLS proxy of docs/deployment.md). Per-IP limits (studies, tokens, logins) then
 # count the client's address instead of the proxy's; 0 uses REMOTE_ADDR.

@@ -33,10 +33,13 @@ Adaptive allocation adds slots in growth rounds: ``studies.growth``.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Q, Value
 from django.db.models.functions import Coalesce
@@ -334,6 +337,24 @@ def _reserve_list(participant: Participant, checks, rng: random.Random) -> None:
         raise BatchUnavailable("Every list has all its participants.")
 
 
+_gates: dict[int, threading.BoundedSemaphore] = {}
+_gates_made = threading.Lock()
+
+
+def claim_gate() -> AbstractContextManager:
+    """What a consent transaction enters before it begins: at most
+    ``ARRIVAL_CLAIMS_PER_PROCESS`` of them run at once in this process (0: no limit). Entered
+    only outside any transaction, so a thread never waits here holding a row lock that the
+    thread it waits for might need. Concurrent claims in one study reach for the same
+    lowest free slots, skip each other's locked rows and lose rounds (each another count of
+    the free slots); a web process's threads taking turns leaves one claim per process."""
+    n = settings.ARRIVAL_CLAIMS_PER_PROCESS
+    if n <= 0 or connection.in_atomic_block:
+        return nullcontext()
+    with _gates_made:
+        return _gates.setdefault(n, threading.BoundedSemaphore(n))
+
+
 def batch_reserve(
     *, create: Callable[[], Participant], rng: random.Random | None = None
 ) -> Participant:
@@ -341,12 +362,13 @@ def batch_reserve(
     attention checks at random positions) in ONE transaction per attempt, or raise
     ``BatchUnavailable`` leaving nothing behind. A lost race rolls the attempt back and
     the back-off sleep happens outside any transaction this function opened, so no row
-    lock is held while waiting. An ``IntegrityError`` raised by ``create`` (the same PID
-    twice at once) is the caller's to handle."""
+    lock is held while waiting. Each attempt waits its turn at ``claim_gate`` first. An
+    ``IntegrityError`` raised by ``create`` (the same PID twice at once) is the caller's to
+    handle."""
     rng = rng or random.Random()
     for attempt in range(RESERVE_ATTEMPTS):
         try:
-            with transaction.atomic():
+            with claim_gate(), transaction.atomic():
                 participant = create()
                 try:
                     _reserve_once(participant, rng, queued=attempt > 0)

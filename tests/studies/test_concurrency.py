@@ -5,13 +5,14 @@ one POST per item), oversubscribed."""
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter
 
 import pytest
 from django.db import connection, connections
 
-from annotations.models import Rating, Sample
-from studies import services
+from annotations.models import Rater, Rating, Sample
+from studies import assignment, services
 from studies.models import Participant, Slot
 
 from .helpers import open_study, pid, qualify, rate_all, wait_for_connections
@@ -279,3 +280,47 @@ def test_waiting_for_free_connections_names_the_holders_when_none_come_free():
     wait_for_connections(1, timeout=1)  # there are free ones: returns at once
     with pytest.raises(AssertionError, match="connections needed"):
         wait_for_connections(10_000, timeout=0.5)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("per_process", [1, 0])
+def test_the_consents_of_one_process_take_turns_at_the_claim_gate(settings, per_process):
+    """``ARRIVAL_CLAIMS_PER_PROCESS`` = 1: one consent transaction of this process at a time
+    (the others wait before they begin); 0: all at once."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    settings.ARRIVAL_CLAIMS_PER_PROCESS = per_process
+    study = open_study(8, per_participant=2, ratings=2)
+    threads_n = 4
+    wait_for_connections(threads_n)
+    barrier = threading.Barrier(threads_n)
+    guard = threading.Lock()
+    inside, most, errors = [0], [0], []
+
+    def create(n):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.2)  # in the transaction: the others overlap it unless they wait
+        with guard:
+            inside[0] -= 1
+        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"gate-{n}")
+        return Participant.objects.create(study=study, rater=rater, prolific_pid=pid(n))
+
+    def run(n):
+        try:
+            barrier.wait(timeout=60)
+            assignment.batch_reserve(create=lambda: create(n))
+        except Exception as exc:  # collected and asserted on in the main thread
+            errors.append(f"{n}: {exc!r}")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(threads_n)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert Slot.objects.filter(study=study, status=Slot.Status.RESERVED).count() == 2 * threads_n
+    assert most[0] == 1 if per_process == 1 else most[0] > 1
