@@ -207,7 +207,7 @@ def check_questions(study: Study) -> list[CheckQuestion]:
 def participant_by_pid(study: Study, pid: str) -> Participant | None:
     """The participant of ``study`` with Prolific ID ``pid`` (``sql.participant_by_pid``),
     its study set to ``study``; None when there is none. The arrival link and the consent
-    ask, each once."""
+    ask, each once (and the consent again when its claim fails)."""
     with connection.cursor() as cursor:
         cursor.execute(sql.participant_by_pid(), [study.pk, pid])
         row = cursor.fetchone()
