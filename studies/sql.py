@@ -176,11 +176,9 @@ def _columns(model, names: tuple[str, ...], alias: str) -> list[str]:
 def _model_order(model, alias: str) -> str:
     """``model``'s default ordering (``Meta.ordering``) as an ORDER BY list over ``alias``, so
     that a hand-written read returns rows in the order its queryset did."""
-    by_name = {f.name: f for f in model._meta.concrete_fields}
-    by_name |= {f.attname: f for f in model._meta.concrete_fields}
     terms = []
     for name in model._meta.ordering:
-        field = by_name[name.lstrip("-")]
+        field = model._meta.get_field(name.lstrip("-"))  # a name or an attname
         desc = " DESC" if name.startswith("-") else ""
         terms.append(f"{alias}.{connection.ops.quote_name(field.column)}{desc}")
     return ", ".join(terms)
