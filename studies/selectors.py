@@ -169,6 +169,13 @@ def _from_row(model, names: tuple[str, ...], values):
     return model.from_db(connection.alias, list(names), converted)
 
 
+def _read(model, names: tuple[str, ...], statement: str, params: list) -> list:
+    """The ``model`` instances of a hand-written read whose columns are ``names``."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+        return [_from_row(model, names, row) for row in cursor.fetchall()]
+
+
 def participant_row(params: list, *, by_token: bool = False, lock: bool = False):
     """The participant ``sql.participant_select`` finds (by id, or by resume-token hash
     and study slug, with its study's non-datetime columns), read with a plain cursor and
@@ -195,12 +202,9 @@ def check_questions(study: Study) -> list[CheckQuestion]:
     test answer), and the queryset cost 0.75 ms of CPU a read against 0.1 ms."""
     found = study.__dict__.get("_check_questions")
     if found is None:
-        with connection.cursor() as cursor:
-            cursor.execute(sql.check_questions(), [study.pk])
-            rows = cursor.fetchall()
-        found = study.__dict__["_check_questions"] = [
-            _from_row(CheckQuestion, sql.CHECK_QUESTION_FIELDS, row) for row in rows
-        ]
+        found = study.__dict__["_check_questions"] = _read(
+            CheckQuestion, sql.CHECK_QUESTION_FIELDS, sql.check_questions(), [study.pk]
+        )
     return found
 
 
@@ -208,14 +212,10 @@ def participant_by_pid(study: Study, pid: str) -> Participant | None:
     """The participant of ``study`` with Prolific ID ``pid`` (``sql.participant_by_pid``),
     its study set to ``study``; None when there is none. The arrival link and the consent
     ask, each once (and the consent again when its claim fails)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql.participant_by_pid(), [study.pk, pid])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    participant = _from_row(Participant, sql.PARTICIPANT_FIELDS, row)
-    Participant.study.field.set_cached_value(participant, study)
-    return participant
+    found = _read(Participant, sql.PARTICIPANT_FIELDS, sql.participant_by_pid(), [study.pk, pid])
+    for participant in found:
+        Participant.study.field.set_cached_value(participant, study)
+    return found[0] if found else None
 
 
 def finished_minutes(study_id: int) -> tuple[int, float]:
