@@ -29,16 +29,16 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Q
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from . import selectors
+from . import selectors, sql
 from .assignment import slots_release
 from .errors import ClientHoldsFull
 from .models import Participant, Study
 
 STARTED = Participant.Status.STARTED
-QUALIFIED = Participant.Status.QUALIFIED
 
 
 def hold_seconds(full: float, held: int, floor: float) -> float:
@@ -47,20 +47,30 @@ def hold_seconds(full: float, held: int, floor: float) -> float:
     return max(min(floor, full), full / 2 ** max(held, 0))
 
 
-def _unqualified_held(study: Study, now: datetime) -> Q:
-    """Participants whose batch is held before they qualified (``Participant.is_late``'s
-    rule, in SQL)."""
-    return (
-        Q(status=STARTED, started_at__gte=now - timedelta(minutes=study.hold_minutes(False)))
-        & (Q(held_until__isnull=True) | Q(held_until__gte=now))
-        & (Q(lapse_at__isnull=True) | Q(lapse_at__gte=now))
-    )
+def held_params(study: Study, now: datetime) -> list:
+    """The parameters of ``sql.unqualified_held`` at ``now``."""
+    since = now - timedelta(minutes=study.hold_minutes(False))
+    return [_adapt(since), _adapt(now), _adapt(now)]
+
+
+def _holding_params(study: Study, now: datetime) -> list:
+    since = now - timedelta(minutes=study.hold_minutes(True))
+    return [*held_params(study, now), _adapt(since)]
+
+
+def _adapt(when: datetime):
+    return connection.ops.adapt_datetimefield_value(when)
+
+
+def _condition(statement: str, params: list) -> Q:
+    return Q(RawSQL(statement, params, output_field=BooleanField()))
 
 
 def holding(study: Study, now: datetime) -> Q:
-    """Participants of ``study`` whose batch is held at ``now`` (qualified or not)."""
-    since = now - timedelta(minutes=study.hold_minutes(True))
-    return _unqualified_held(study, now) | Q(status=QUALIFIED, started_at__gte=since)
+    """Participants of ``study`` whose batch is held at ``now`` (qualified or not; before
+    qualifying, ``Participant.is_late``'s rule): the one spelling in SQL, ``sql.holding``,
+    which the counts below use as it is."""
+    return _condition(sql.holding(), _holding_params(study, now))
 
 
 def late(study: Study, now: datetime) -> Q:
@@ -72,16 +82,12 @@ def unqualified_count(study: Study, now: datetime | None = None) -> int:
     """Holds of the study before qualifying, as its cap (``Study.max_unqualified``) counts
     them: each client up to its own cap and below the study's, so that no client alone can
     fill it (a participant without a recorded client counts alone; with the per-client cap
-    off every hold counts)."""
+    off every hold counts). Every consent asks: one hand-written statement."""
     now = now or timezone.now()
     cap = min(settings.HOLD_UNQUALIFIED_PER_CLIENT, max(study.max_unqualified - 1, 1))
-    rows = (
-        Participant.objects.filter(study=study)
-        .filter(_unqualified_held(study, now))
-        .values_list("client")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql.unqualified_per_client(), [study.pk, *held_params(study, now)])
+        rows = cursor.fetchall()
     return sum(n if not client or cap <= 0 else min(n, cap) for client, n in rows)
 
 
@@ -103,18 +109,16 @@ def hold_admit(*, study: Study, client: str, now: datetime | None = None) -> dat
     if not client:
         return now + timedelta(seconds=full)
     _lock(study, client)
-    counts = (
-        Participant.objects.filter(study=study, client=client)
-        .filter(holding(study, now))
-        .aggregate(total=Count("id"), unqualified=Count("id", filter=Q(status=STARTED)))
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql.client_holds(), [study.pk, client, *_holding_params(study, now)])
+        total, unqualified = cursor.fetchone()
     unqualified_cap, total_cap = (
         settings.HOLD_UNQUALIFIED_PER_CLIENT,
         settings.HOLD_TOTAL_PER_CLIENT,
     )
-    if (0 < unqualified_cap <= counts["unqualified"]) or (0 < total_cap <= counts["total"]):
+    if (0 < unqualified_cap <= unqualified) or (0 < total_cap <= total):
         raise ClientHoldsFull("Many people are starting this study from your network right now.")
-    seconds = hold_seconds(full, counts["total"], settings.HOLD_MIN_SECONDS)
+    seconds = hold_seconds(full, total, settings.HOLD_MIN_SECONDS)
     return now + timedelta(seconds=seconds)
 
 

@@ -96,6 +96,52 @@ def shown_sql() -> ShownSql:
     return ShownSql(texts, versions, joins)
 
 
+# --- holds (``holds``): whose batch is held, the rule's one SQL spelling ------------------
+
+_P = Participant._meta.db_table  # unaliased: the ORM's filters on Participant name it so
+_STARTED, _QUALIFIED = Participant.Status.STARTED.value, Participant.Status.QUALIFIED.value
+
+
+@built_once
+def unqualified_held() -> str:
+    """A condition on a participant row: its batch is held before it qualified
+    (``Participant.is_late``'s rule; never NULL, so it may be negated). Params
+    (``holds.held_params``): consented since, now, now. ``holds`` filters querysets with
+    it and counts with the statements below."""
+    return (
+        f"({_P}.status = '{_STARTED}' AND {_P}.started_at >= %s"
+        f" AND ({_P}.held_until IS NULL OR {_P}.held_until >= %s)"
+        f" AND ({_P}.lapse_at IS NULL OR {_P}.lapse_at >= %s))"
+    )
+
+
+@built_once
+def holding() -> str:
+    """A condition on a participant row: its batch is held, qualified or not. Params:
+    ``unqualified_held``'s, then qualified since."""
+    return f"({unqualified_held()} OR ({_P}.status = '{_QUALIFIED}' AND {_P}.started_at >= %s))"
+
+
+@built_once
+def unqualified_per_client() -> str:
+    """Every consent: a study's holds before qualifying, per client (params: study id,
+    then ``unqualified_held``'s)."""
+    return (
+        f"SELECT client, count(*) FROM {_P} WHERE study_id = %s AND {unqualified_held()}"
+        " GROUP BY client"
+    )
+
+
+@built_once
+def client_holds() -> str:
+    """Every consent with a client: its holds in the study, all and before qualifying
+    (params: study id, client, then ``holding``'s)."""
+    return (
+        f"SELECT count(*), coalesce(sum(CASE WHEN status = '{_STARTED}' THEN 1 ELSE 0 END), 0)"
+        f" FROM {_P} WHERE study_id = %s AND client = %s AND {holding()}"
+    )
+
+
 # --- arrival: reserving a batch of slots (``assignment``) ---------------------------------
 
 _SLOTS = Slot._meta.db_table  # a plain identifier: these reads name it as is
@@ -412,6 +458,8 @@ def statements() -> Iterator[tuple[str, str]]:
         yield "slot_free_per_setup", slot_free_per_setup(unit)
         yield "slot_lowest", slot_lowest(2, unit)
     yield "slot_lock_free", slot_lock_free(3)
+    yield "unqualified_per_client", unqualified_per_client()
+    yield "client_holds", client_holds()
     yield "slot_reserve", slot_reserve(2)
     for by_token in (False, True):
         for lock in (False, True):

@@ -278,3 +278,41 @@ def test_concurrent_consents_from_one_client_never_pass_its_cap(settings):
         thread.join(timeout=60)
     assert sorted(results) == ["busy"] * 9 + ["in"] * 3
     assert Participant.objects.filter(study=study, client="203.0.113.9").count() == 3
+
+
+def test_the_sql_hold_rule_agrees_with_is_late_at_every_edge(settings):
+    """``sql.holding`` (what ``participants_expire``, the study's cap and a client's caps
+    count) and ``Participant.is_late`` are the same rule: checked on participants at, just
+    inside and just past each of its bounds (hold from consent, ``held_until``,
+    ``lapse_at``), qualified or not, active or not."""
+    from annotations.models import Rater
+
+    study = open_study()
+    now = timezone.now()
+    unqualified = timedelta(minutes=study.hold_minutes(False))
+    qualified = timedelta(minutes=study.hold_minutes(True))
+    tick = timedelta(microseconds=1)
+    cases = []
+    for status, hold in (("started", unqualified), ("qualified", qualified)):
+        for started in (now - hold - tick, now - hold, now - hold + tick, now):
+            for bound in (None, now - tick, now, now + tick):
+                cases.append((status, started, bound, None))
+                cases.append((status, started, None, bound))
+    cases += [("timed_out", now, None, None), ("finished", now - qualified * 2, None, None)]
+    made = []
+    for n, (status, started, held_until, lapse_at) in enumerate(cases):
+        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"edge-{n}")
+        p = Participant.objects.create(
+            study=study, rater=rater, prolific_pid=pid(n), status=status,
+            held_until=held_until, lapse_at=lapse_at, client="10.0.0.1",
+        )  # fmt: skip
+        Participant.objects.filter(pk=p.pk).update(started_at=started)
+        made.append(p.pk)
+    stored = Participant.objects.filter(pk__in=made)
+    late_in_sql = set(stored.filter(holds.late(study, now)).values_list("pk", flat=True))
+    late_in_python = {p.pk for p in stored if p.is_late(now)}
+    assert late_in_sql == late_in_python
+    assert 0 < len(late_in_sql) < len(made) - 2  # both sides of every bound were there
+    held = [p for p in stored if p.is_active and not p.is_late(now)]
+    settings.HOLD_UNQUALIFIED_PER_CLIENT = 0  # the study's count: every hold, uncapped
+    assert holds.unqualified_count(study, now) == sum(p.status == "started" for p in held)
