@@ -236,8 +236,12 @@ def _qualify(
         participant.status = Participant.Status.SCREENED_OUT
         participant.finished_at = timezone.now()
         slots_release(participant)
-    participant.save()
+    participant.save(update_fields=_GRADED)
     return passed
+
+
+# what grading (and ``late.keep_late_answers``) sets: the UPDATE names these alone
+_GRADED = ["qualification_answers", "qualification_late", "status", "qualified_at", "finished_at"]
 
 
 def participants_expire(*, study: Study | None = None, now: datetime | None = None) -> int:
