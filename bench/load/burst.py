@@ -6,7 +6,9 @@ the arrival link to the first item page with its assets; Potato has no consent o
 qualification step, AmbiSite has both), arrivals accepted / refused / errored, errors,
 quota exactness, and CPU per arrival: the web server's (and PostgreSQL's) CPU seconds from
 the first arrival until every participant was past its arrival, divided by the arrivals.
-That CPU also pays for the ratings the early arrivals gave meanwhile (printed beside it).
+That CPU also pays for the ratings the early arrivals gave meanwhile (printed beside it),
+as does the machine's: how many of its cores were busy over the same time (at the count
+of cores the arrivals queue for CPU).
 
 The study of a burst has one place per arrival (``--setups`` defaults to N), so when every
 arrival finishes every sample must have exactly its 5 ratings. AmbiStory's train split has
@@ -66,9 +68,19 @@ def summary(r: dict) -> dict:
         "quotas": exact,
         "until_arrivals_s": until.get("wall_s"),
         "rated_before_arrivals_done": r.get("rated_before_arrivals_done"),
+        "cores_busy": busy(until),
         "web_ms_per_arrival": per(until["web_s"]) if until else None,
         "postgresql_ms_per_arrival": per(until["postgresql_s"]) if until else None,
     }
+
+
+def busy(until: dict) -> str | None:
+    """How many of the machine's cores were busy, on average, from the first arrival until
+    every participant was past its arrival ("1.98 of 2"): at the cores' count the arrivals
+    wait for CPU, and only a cheaper arrival (or a bigger machine) lets them in sooner."""
+    if not until.get("wall_s") or until.get("machine_s") is None:
+        return None
+    return f"{until['machine_s'] / until['wall_s']:.2f} of {until['cores']}"
 
 
 def line(name: str, n: int, within: float, r: dict) -> str:
@@ -83,7 +95,8 @@ def line(name: str, n: int, within: float, r: dict) -> str:
         f"{a['errored']} | errors {b['errors']} | finished {r['finished']} | quotas "
         f"{b['quotas']} | CPU per arrival web {b['web_ms_per_arrival']} PG "
         f"{b['postgresql_ms_per_arrival']} ms (all past arrival at {b['until_arrivals_s']} s,"
-        f" {b['rated_before_arrivals_done']} items rated meanwhile; load "
+        f" {b['rated_before_arrivals_done']} items rated meanwhile, cores busy"
+        f" {b['cores_busy']}; load "
         f"{r['cpu']['load_avg_1m'][0]}) | steps to the first item p50 {b['steps_p50_ms']} ms"
     )
 

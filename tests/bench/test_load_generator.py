@@ -95,6 +95,14 @@ def test_a_burst_study_repeats_the_split_past_its_end_as_new_setups():
     assert out["c1-7"]["precontext"] == "p1 [copy 1]" and out["c2-0"]["sample_id"] == "c2-0"
 
 
+def test_a_burst_says_how_many_cores_were_busy_while_the_arrivals_came_in():
+    import burst
+
+    assert burst.busy({"wall_s": 20.0, "machine_s": 39.2, "cores": 2}) == "1.96 of 2"
+    assert burst.busy({"wall_s": 4.0, "machine_s": 1.0, "cores": 8}) == "0.25 of 8"
+    assert burst.busy({}) is None and burst.busy({"wall_s": 0, "machine_s": 1.0}) is None
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("client", ["script", "form"])
 def test_it_walks_every_participant_through_a_study_on_a_live_server(live_server, client):

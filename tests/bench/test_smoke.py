@@ -96,7 +96,8 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
     burst = re.search(
         r"^burst ambisite 1x2 form 30 in 2 s \| link to first item p50 [\d.]+ p95 ([\d.]+) max"
         r" [\d.]+ ms \| arrivals 30/0/0 \| errors 0 \| finished 30 \| quotas exact \| CPU per"
-        r" arrival web ([\d.]+) PG [\d.]+ ms",
+        r" arrival web ([\d.]+) PG [\d.]+ ms \(all past arrival at [\d.]+ s, \d+ items rated"
+        r" meanwhile, cores busy [\d.]+ of \d+;",
         out,
         re.M,
     )
