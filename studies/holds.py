@@ -47,7 +47,7 @@ def hold_seconds(full: float, held: int, floor: float) -> float:
     return max(min(floor, full), full / 2 ** max(held, 0))
 
 
-def held_params(study: Study, now: datetime) -> list:
+def _held_params(study: Study, now: datetime) -> list:
     """The parameters of ``sql.unqualified_held`` at ``now``."""
     since = now - timedelta(minutes=study.hold_minutes(False))
     return [_adapt(since), _adapt(now), _adapt(now)]
@@ -55,22 +55,18 @@ def held_params(study: Study, now: datetime) -> list:
 
 def _holding_params(study: Study, now: datetime) -> list:
     since = now - timedelta(minutes=study.hold_minutes(True))
-    return [*held_params(study, now), _adapt(since)]
+    return [*_held_params(study, now), _adapt(since)]
 
 
 def _adapt(when: datetime):
     return connection.ops.adapt_datetimefield_value(when)
 
 
-def _condition(statement: str, params: list) -> Q:
-    return Q(RawSQL(statement, params, output_field=BooleanField()))
-
-
 def holding(study: Study, now: datetime) -> Q:
     """Participants of ``study`` whose batch is held at ``now`` (qualified or not; before
     qualifying, ``Participant.is_late``'s rule): the one spelling in SQL, ``sql.holding``,
     which the counts below use as it is."""
-    return _condition(sql.holding(), _holding_params(study, now))
+    return Q(RawSQL(sql.holding(), _holding_params(study, now), output_field=BooleanField()))
 
 
 def late(study: Study, now: datetime) -> Q:
@@ -86,7 +82,7 @@ def unqualified_count(study: Study, now: datetime | None = None) -> int:
     now = now or timezone.now()
     cap = min(settings.HOLD_UNQUALIFIED_PER_CLIENT, max(study.max_unqualified - 1, 1))
     with connection.cursor() as cursor:
-        cursor.execute(sql.unqualified_per_client(), [study.pk, *held_params(study, now)])
+        cursor.execute(sql.unqualified_per_client(), [study.pk, *_held_params(study, now)])
         rows = cursor.fetchall()
     return sum(n if not client or cap <= 0 else min(n, cap) for client, n in rows)
 

@@ -106,7 +106,7 @@ _STARTED, _QUALIFIED = Participant.Status.STARTED.value, Participant.Status.QUAL
 def unqualified_held() -> str:
     """A condition on a participant row: its batch is held before it qualified
     (``Participant.is_late``'s rule; never NULL, so it may be negated). Params
-    (``holds.held_params``): consented since, now, now. ``holds`` filters querysets with
+    (``holds._held_params``): consented since, now, now. ``holds`` filters querysets with
     it and counts with the statements below."""
     return (
         f"({_P}.status = '{_STARTED}' AND {_P}.started_at >= %s"
