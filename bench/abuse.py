@@ -66,6 +66,7 @@ from abuse_stack import (  # noqa: E402
     setup_database,
     start_server,
 )
+from scratch import drop_scratch  # noqa: E402
 
 ATTACKS = ("made-up-pids", "unqualified-cap", "double-count", "qualified-squat", "burn-pid")
 RESET = re.compile(r'href="(/studies/\d+/participants/\d+/reset-pid/)"')
@@ -326,16 +327,19 @@ def main(argv: list[str] | None = None) -> int:
         rng=random.Random(run_id),
     )
     try:
-        tallies = asyncio.run(
-            asyncio.wait_for(run_all(run, studies), timeout=max(1.0, args.timeout - 5))
-        )
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
         try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-    rows = report(size, studies, tallies, held_places(url, studies))
+            tallies = asyncio.run(
+                asyncio.wait_for(run_all(run, studies), timeout=max(1.0, args.timeout - 5))
+            )
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(server.pid, signal.SIGKILL)
+        rows = report(size, studies, tallies, held_places(url, studies))
+    finally:
+        drop_scratch(url)  # the run's database is left behind by no run, as in the others
     print(f"({time.monotonic() - started:.0f} s; server log: {log})")
     if args.json:
         args.json.write_text(json.dumps({"size": size.__dict__, "attacks": rows}, indent=1))
