@@ -17,15 +17,25 @@ def scratch_dir() -> Path:
     return path
 
 
+def admin_url(url: str) -> str:
+    """The server's ``postgres`` database, from which databases are created and dropped."""
+    return url.rsplit("/", 1)[0] + "/postgres"
+
+
+def scratch_name(url: str, label: str) -> str:
+    """The scratch database's name on the server of ``url``."""
+    from dj_database_url import parse
+
+    return f"{parse(url)['NAME']}_bench_{label}"
+
+
 def scratch_database_url(label: str) -> str:
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith(("postgres://", "postgresql://")):
         import psycopg
-        from dj_database_url import parse
 
-        name = f"{parse(url)['NAME']}_bench_{label}"
-        admin = url.rsplit("/", 1)[0] + "/postgres"
-        with psycopg.connect(admin, autocommit=True) as conn:
+        name = scratch_name(url, label)
+        with psycopg.connect(admin_url(url), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
             conn.execute(f'CREATE DATABASE "{name}"')
         return url.rsplit("/", 1)[0] + "/" + name
@@ -47,7 +57,7 @@ def drop_scratch(url: str) -> None:
     import psycopg
 
     name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+    with psycopg.connect(admin_url(url), autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
 
 

@@ -172,12 +172,10 @@ class Meter:
         """CPU seconds of web and PostgreSQL from the start until every participant is past
         its arrival (called once, from the generator's event loop)."""
         web, pg, wall = self.web(), self.pg(), time.perf_counter()
-        t = os.times()
         self.arrivals = {
             "wall_s": round(wall - self.t0[4], 2),
             "web_s": round(used(self.t0[0], web).total, 2),
             "postgresql_s": round(used(self.t0[1], pg).total, 2),
-            "generator_s": round(t.user + t.system - self.t0[2], 2),
             # the whole machine: with the cores all busy the arrivals wait for CPU, not for
             # each other, and no order of the requests lets them all in sooner
             "machine_s": round(machine_cpu() - self.t0[3], 2),

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from dj_database_url import parse
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import scratch  # noqa: E402
 
 pytestmark = pytest.mark.bench
 
@@ -49,12 +51,10 @@ def test_every_real_arrival_gets_in_under_every_attack_at_the_smoke_size(tmp_pat
         assert name == "burn-pid" or row["attacker_requests"] > 0, name
     assert rows["burn-pid"]["real_in"] == 0  # a burnt PID is refused until it is reset
     assert "burn-pid" in done.stdout and "real in" in done.stdout
-    assert not _database_exists(f"{parse(os.environ['DATABASE_URL'])['NAME']}_bench_abuse")
-
-
-def _database_exists(name: str) -> bool:
-    """Whether the run left its scratch database behind (it drops it, even after a failure)."""
-    admin = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin) as conn:
-        found = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-    return found is not None
+    # the run drops its scratch database, even after a failure
+    url = os.environ["DATABASE_URL"]
+    with psycopg.connect(scratch.admin_url(url)) as conn:
+        left = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [scratch.scratch_name(url, "abuse")]
+        ).fetchone()
+    assert left is None
