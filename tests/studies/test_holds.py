@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from annotations.models import Rater
 from studies import holds, services
 from studies.models import Participant, Slot
 
@@ -285,8 +286,6 @@ def test_the_sql_hold_rule_agrees_with_is_late_at_every_edge(settings):
     count) and ``Participant.is_late`` are the same rule: checked on participants at, just
     inside and just past each of its bounds (hold from consent, ``held_until``,
     ``lapse_at``), qualified or not, active or not."""
-    from annotations.models import Rater
-
     study = open_study()
     now = timezone.now()
     unqualified = timedelta(minutes=study.hold_minutes(False))
