@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotations.importers import REDACTED, ambistory_import, parse_ambistory
-from annotations.models import Sample
+from annotations.models import Rater, Sample
 from studies import services
 from studies.bot_checks import POOL
 from studies.models import Participant, Slot, Study
@@ -55,6 +55,14 @@ def open_study(
 
 # every bot check's right option by question key (studies.bot_checks; a study asks a few)
 BOT_ANSWERS = {q.key: q.answer for q in POOL}
+
+
+def participant_row(study: Study, n: int, **fields) -> Participant:
+    """A participant row of ``study`` made directly, with its own participant rater and the
+    PID ``pid(n)``, for tests that need participants in given states without walking the
+    arrival (``fields`` as ``Participant`` takes them; ``started_at`` is set on create)."""
+    rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"p-{study.pk}-{n}")
+    return Participant.objects.create(study=study, rater=rater, prolific_pid=pid(n), **fields)
 
 
 def qualify(participant: Participant) -> None:

@@ -15,7 +15,7 @@ from django.urls import reverse
 from studies.forms import QualificationForm
 from studies.models import CheckQuestion, Participant, Slot
 
-from .helpers import PID, open_study
+from .helpers import PID, open_study, participant_row
 from .test_participant_views import arrive, arrive_url
 
 pytestmark = pytest.mark.django_db
@@ -264,17 +264,9 @@ def test_the_study_and_the_tokens_participant_are_read_together():
     study = open_study(4, per_participant=3, ratings=1, checks=0)
     found, nobody = selectors.study_and_participant(study.slug, "f" * 64)
     assert (found.pk, found.status, nobody) == (study.pk, Study.Status.OPEN, None)
-    participant = Participant.objects.create(
-        study=study, rater=_rater(), prolific_pid=PID, resume_hash="a" * 64
-    )
+    participant = participant_row(study, 1, resume_hash="a" * 64)
     found, mine = selectors.study_and_participant(study.slug, "a" * 64)
     assert mine.pk == participant.pk and mine.study is found and found.pk == study.pk
     assert selectors.study_and_participant(study.slug, "b" * 64)[1] is None
     Study.objects.filter(pk=study.pk).update(status=Study.Status.DRAFT)
     assert selectors.study_and_participant(study.slug, "a" * 64) is None
-
-
-def _rater():
-    from annotations.models import Rater
-
-    return Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym="p-test")

@@ -11,11 +11,11 @@ from collections import Counter
 import pytest
 from django.db import connection, connections
 
-from annotations.models import Rater, Rating, Sample
+from annotations.models import Rating, Sample
 from studies import assignment, services
 from studies.models import Participant, Slot
 
-from .helpers import open_study, pid, qualify, rate_all, wait_for_connections
+from .helpers import open_study, participant_row, pid, qualify, rate_all, wait_for_connections
 
 pytestmark = pytest.mark.concurrency
 
@@ -304,8 +304,7 @@ def test_the_consents_of_one_process_take_turns_at_the_claim_gate(settings, per_
         time.sleep(0.2)  # in the transaction: the others overlap it unless they wait
         with guard:
             inside[0] -= 1
-        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"gate-{n}")
-        return Participant.objects.create(study=study, rater=rater, prolific_pid=pid(n))
+        return participant_row(study, n)
 
     def run(n):
         try:

@@ -15,11 +15,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.models import Rater
 from studies import holds, services
 from studies.models import Participant, Slot
 
-from .helpers import open_study, pid
+from .helpers import open_study, participant_row, pid
 from .test_participant_views import answered, arrive, arrive_url, moved_on
 
 pytestmark = pytest.mark.django_db
@@ -300,11 +299,9 @@ def test_the_sql_hold_rule_agrees_with_is_late_at_every_edge(settings):
     cases += [("timed_out", now, None, None), ("finished", now - qualified * 2, None, None)]
     made = []
     for n, (status, started, held_until, lapse_at) in enumerate(cases):
-        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"edge-{n}")
-        p = Participant.objects.create(
-            study=study, rater=rater, prolific_pid=pid(n), status=status,
-            held_until=held_until, lapse_at=lapse_at, client="10.0.0.1",
-        )  # fmt: skip
+        p = participant_row(
+            study, n, status=status, held_until=held_until, lapse_at=lapse_at, client="10.0.0.1"
+        )
         Participant.objects.filter(pk=p.pk).update(started_at=started)
         made.append(p.pk)
     stored = Participant.objects.filter(pk__in=made)

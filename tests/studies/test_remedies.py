@@ -15,7 +15,7 @@ from annotations.models import Rater, RaterExclusion
 from studies import remedies, services
 from studies.models import Participant, Remedy, Slot
 
-from .helpers import open_study, pid
+from .helpers import open_study, participant_row, pid
 from .test_participant_views import arrive, arrive_url, moved_on, qualify_by_post
 
 pytestmark = pytest.mark.django_db
@@ -134,10 +134,7 @@ def test_a_pid_is_reset_only_once_and_only_with_a_reason(researcher_client):
 def test_the_participants_table_pages_through_everyone_and_searches(researcher_client):
     study = open_study(12, per_participant=2)
     for n in range(130):
-        rater = Rater.objects.create(kind=Rater.Kind.PARTICIPANT, pseudonym=f"p-{n:04d}")
-        Participant.objects.create(
-            study=study, rater=rater, prolific_pid=pid(n), client=f"10.0.{n % 3}.1"
-        )
+        participant_row(study, n, client=f"10.0.{n % 3}.1")
     url = reverse("studies:detail", args=[study.pk])
     first = researcher_client.get(url).content.decode()
     second = researcher_client.get(url, {"ppage": 2}).content.decode()
