@@ -134,9 +134,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 
 
 @pytest.fixture(scope="session")
-def browser():
-    """One Chromium for the session. Playwright's sync API runs an event loop in this thread,
-    so Django's async-safety check must be relaxed for the test's own ORM calls."""
+def chromium():
+    """One Chromium for the session (tests ask for ``browser``). Playwright's sync API runs an
+    event loop in this thread, so Django's async-safety check must be relaxed for the test's own
+    ORM calls."""
     import os
 
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -146,6 +147,35 @@ def browser():
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def live_requests(live_server):
+    """The live server's requests counted (tests/live_requests.py); at the end of the session,
+    none may have come from a page after its test."""
+    from tests.live_requests import LiveRequests
+
+    httpd = live_server.thread.httpd
+    requests = LiveRequests(httpd.get_app())
+    httpd.set_app(requests)
+    yield requests
+    requests.check()
+
+
+@pytest.fixture
+def browser(chromium, live_requests, request):
+    """The session's Chromium, for one test. When the test ends, every context it opened is
+    closed and the fixture waits until the live server has answered the last requests of their
+    pages (a participant page's closing beacon, a poll or a heartbeat in flight): a page left
+    open kept polling during later tests, and a late request found the database flushed and
+    blocked ("Database access not allowed" in the server thread). A request that still comes
+    after that fails the next test that asks for the browser."""
+    live_requests.check()
+    live_requests.hold(request.node.nodeid)
+    yield chromium
+    for context in chromium.contexts:
+        context.close()
+    live_requests.release()
 
 
 @pytest.fixture
