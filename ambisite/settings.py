@@ -373,6 +373,11 @@ HOLD_GONE_SECONDS = env_int("HOLD_GONE_SECONDS", 30)
 # the free slots: in a 500-arrival burst one at a time per process (3 across gunicorn's 3
 # workers) cut link-to-first-item p95 by a third (docs/performance.md). 0: no limit.
 ARRIVAL_CLAIMS_PER_PROCESS = env_int("ARRIVAL_CLAIMS_PER_PROCESS", 1)
+# Seconds an arrival may rank setups from its web process's latest count of the study's free
+# slots (less the slots the process took since) instead of counting them again: the count
+# is a third of an arrival's PostgreSQL time in a burst. Near-full setups, and whether the
+# study is full, are always decided from a fresh count (studies.assignment._claim). 0: off.
+ARRIVAL_COUNT_SECONDS = env_float("ARRIVAL_COUNT_SECONDS", 0.5)
 # How many reverse proxies in front of gunicorn append the peer they saw to X-Forwarded-For
 # (1 for the TLS proxy of docs/deployment.md). Per-IP limits (studies, tokens, logins) then
 # count the client's address instead of the proxy's; 0 uses REMOTE_ADDR.

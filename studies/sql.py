@@ -169,13 +169,16 @@ def slot_free_per_setup(unit: str = "setup_id") -> str:
 
 @built_once
 def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
-    """Free slots of ``n_setups`` (unit, number) pairs (params: study id, then the
-    pairs)."""
+    """The free slots at the lowest free number of each of ``n_setups`` units (params:
+    study id, then the units). Read from the slots themselves, not from a count's lowest
+    number, which may be older (``assignment._free_setups``)."""
     unit = _unit(unit)
-    pairs = " OR ".join(f"({unit} = %s AND number = %s)" for _ in range(n_setups))
+    marks = ", ".join(["%s"] * n_setups)
     return (
-        f"SELECT id, {unit}, number FROM {_SLOTS}"
-        f" WHERE study_id = %s AND status = 'free' AND ({pairs})"
+        f"SELECT id, unit, number FROM (SELECT id, {unit} AS unit, number,"
+        f" min(number) OVER (PARTITION BY {unit}) AS low FROM {_SLOTS}"
+        f" WHERE study_id = %s AND status = 'free' AND {unit} IN ({marks})) AS free"
+        " WHERE number = low"
     )
 
 

@@ -70,7 +70,8 @@ def pytest_runtest_setup(item):
 @pytest.fixture(autouse=True)
 def _fresh_memory_caches():
     """Every test starts with empty per-process caches: the rate limits' counters (per
-    client address and minute), holds' and dashboards' entries of an earlier test in the
+    client address and minute), holds' and dashboards' entries, the arrivals' count of a
+    study's free slots (``studies.assignment``) of an earlier test in the
     same process would otherwise count against this one (a test of one client's limit
     failed when others had used its address in the same minute). A shared cache (Redis,
     ``CACHE_URL``) is left alone: other processes use it."""
@@ -80,6 +81,9 @@ def _fresh_memory_caches():
     for alias, config in settings.CACHES.items():
         if config["BACKEND"].endswith("LocMemCache"):
             caches[alias].clear()
+    from studies.assignment import forget_counts
+
+    forget_counts()  # the arrivals' per-process count of free slots
 
 
 @pytest.fixture

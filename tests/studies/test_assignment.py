@@ -10,7 +10,7 @@ from studies import assignment, services
 from studies.assignment import Candidate, SetupFree, choose, pick, rank
 from studies.models import Slot
 
-from .helpers import open_study, pid
+from .helpers import held_setups, open_study, pid, qualify
 
 
 def test_choose_takes_one_slot_per_setup_and_prefers_fuller_setups_and_lower_numbers():
@@ -128,3 +128,99 @@ def test_slots_held_by_another_arrival_are_passed_over_without_counting_again(mo
     taken = list(participant.slots.values_list("id", "setup_id"))
     assert len(taken) == 10 and len({s for _, s in taken}) == 10
     assert not held & {i for i, _ in taken}
+
+
+def _counting():
+    """The statements that count a study's free slots (``sql.slot_free_per_setup``)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ctx = CaptureQueriesContext(connection)
+
+    def counts() -> int:
+        return sum("GROUP BY setup_id" in q["sql"] for q in ctx.captured_queries)
+
+    return ctx, counts
+
+
+@pytest.mark.django_db
+def test_arrivals_a_moment_apart_share_one_count_less_what_each_took(settings):
+    """Within ``ARRIVAL_COUNT_SECONDS`` an arrival ranks from its process's latest count
+    less the slots the process took since: the second of two arrivals counts nothing, and
+    with the first batch subtracted it takes the ten setups the first left (one more free
+    slot each). Without the subtraction all twenty would tie and it would take any ten."""
+    settings.ARRIVAL_COUNT_SECONDS = 60
+    study = open_study(20, per_participant=10, ratings=1, checks=0)
+    ctx, counts = _counting()
+    with ctx:
+        first = services.participant_arrive(study=study, pid=pid(1))
+        second = services.participant_arrive(study=study, pid=pid(2))
+    assert counts() == 1
+    assert len(set(held_setups(first)) | set(held_setups(second))) == 20
+
+
+@pytest.mark.django_db
+def test_an_older_count_never_ranks_near_full_setups_nor_finds_the_study_full(settings):
+    """Eight setups of six slots, four per batch: twelve batches. The latest count (less
+    what this process took) is trusted while every chosen setup has more than ``NEAR_FULL``
+    free slots and at least ``ROOM`` x 4 setups have some: the second to eighth arrivals
+    count nothing, the ninth to twelfth count afresh, and the thirteenth is refused from a
+    fresh count, not from the older one."""
+    settings.ARRIVAL_COUNT_SECONDS = 60
+    study = open_study(8, per_participant=4, ratings=1, checks=0)
+    ctx, counts = _counting()
+    per_arrival = []
+    with ctx:
+        for n in range(12):
+            before = counts()
+            qualify(services.participant_arrive(study=study, pid=pid(n)))
+            per_arrival.append(counts() - before)
+        assert per_arrival == [1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
+        with pytest.raises(services.StudyFull):
+            services.participant_arrive(study=study, pid=pid(13))
+    assert not Slot.objects.filter(study=study, status="free").exists()
+    assert Slot.objects.filter(study=study).values("participant", "setup").distinct().count() == 48
+
+
+@pytest.mark.django_db
+def test_a_batch_of_most_of_the_setups_is_always_ranked_from_a_fresh_count(settings):
+    """Four setups, four per batch: each batch must take exactly the right setups, so no
+    arrival ranks from an older count (fewer than ``ROOM`` x 4 setups)."""
+    settings.ARRIVAL_COUNT_SECONDS = 60
+    study = open_study(4, per_participant=4, ratings=1, checks=0)
+    ctx, counts = _counting()
+    with ctx:
+        for n in range(3):
+            services.participant_arrive(study=study, pid=pid(n))
+    assert counts() == 3
+
+
+@pytest.mark.django_db
+def test_slots_another_process_took_since_the_count_are_not_booked_twice(settings, monkeypatch):
+    """The count this process took does not know what other processes claimed since (here:
+    arrivals that do not subtract what they take, so the count never changes). Arrivals
+    ranking from it still get batches of free slots of distinct setups, every place of the
+    study is filled, and then the next arrival is told the study is full: nothing is booked
+    twice."""
+    settings.ARRIVAL_COUNT_SECONDS = 60
+    study = open_study(8, per_participant=4, ratings=1, checks=0)
+    qualify(services.participant_arrive(study=study, pid=pid(0)))  # the count: 5 or 6 free
+    with monkeypatch.context() as elsewhere:
+        elsewhere.setattr(assignment, "_count_taken", lambda study, taken: None)
+        for n in range(1, 12):
+            qualify(services.participant_arrive(study=study, pid=pid(n)))
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(12))
+    assert not Slot.objects.filter(study=study, status="free").exists()
+    assert Slot.objects.filter(study=study).values("participant", "setup").distinct().count() == 48
+
+
+@pytest.mark.django_db
+def test_with_no_seconds_every_arrival_counts_afresh(settings):
+    settings.ARRIVAL_COUNT_SECONDS = 0
+    study = open_study(20, per_participant=10, ratings=1, checks=0)
+    ctx, counts = _counting()
+    with ctx:
+        for n in range(3):
+            services.participant_arrive(study=study, pid=pid(n))
+    assert counts() == 3

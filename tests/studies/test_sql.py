@@ -20,7 +20,7 @@ from .helpers import open_study, pid
 KEYWORDS = set(
     """select from where and or not in is null join left on as update set insert into case
     when then end group by order union all for skip locked of exists with returning conflict
-    do excluded true false distinct within limit asc desc else""".split()
+    do excluded true false distinct within limit asc desc else over partition""".split()
 )
 
 
@@ -47,6 +47,7 @@ def problems(statement: str) -> list[str]:
         if alias and alias.lower() not in KEYWORDS:
             aliases[alias] = name
     derived = set(re.findall(r"(\w+)\s+AS\s+\(", text)) | set(re.findall(r"\)\s+(\w+)", text))
+    derived |= set(re.findall(r"\bAS\s+(\w+)\b(?!\s*\()", text))  # a derived column or table
     derived = {d for d in derived if d.lower() not in KEYWORDS}
     named = {t for t in aliases.values() if t}
     found += _insert_problems(text, tables)
