@@ -48,7 +48,8 @@ from django.utils import timezone
 from ambisite.db.statistics import analyze_after_commit
 from annotations.models import Rating
 
-from . import adaptive, lists, selectors, sql
+from . import adaptive, free_counts, lists, selectors, sql
+from .free_counts import SetupFree
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .numbering import create_numbered
 
@@ -146,14 +147,6 @@ def slots_create(study: Study) -> int:
     return len(new)
 
 
-class SetupFree(NamedTuple):
-    """One setup's free slots as an arrival sees them: how many, and the lowest number."""
-
-    setup_id: int
-    free: int
-    low: int
-
-
 def rank(setups: Iterable[SetupFree], k: int, rng: random.Random) -> list[SetupFree]:
     """The ``k`` setups a batch takes (pure; no database): setups with the most free slots
     go first, which is what keeps the last arrivals able to form a batch of distinct setups;
@@ -198,60 +191,13 @@ def choose(candidates: Iterable[Candidate], k: int, rng: random.Random) -> list[
     return pick(candidates, rank(summary, k, rng), rng)
 
 
-# Per process: the latest count of each study's free slots per unit, and when it was taken.
-_counts: dict[tuple[int, str], tuple[float, list[SetupFree]]] = {}
-_counts_lock = threading.Lock()
-NEAR_FULL = 2  # setups with this few free slots are never ranked from an older count
-ROOM = 2  # nor is a study with fewer than ROOM x (batch size) setups that have free slots
-
-
 def _free_setups(study: Study) -> list[SetupFree]:
-    """Per setup: its free slots and their lowest number, counted by the database (one
-    GROUP BY over the study's free slots, a row per setup; ``summarise`` in SQL: a first
-    round cost a few ms of Python on a 1000-setup study). Kept as this process's latest
-    count of the study (``_latest_count``) when ``ARRIVAL_COUNT_SECONDS`` is on."""
-    at = time.monotonic()
-    with connection.cursor() as cursor:
-        cursor.execute(sql.slot_free_per_setup(batch_unit(study)), [study.pk])
-        rows = [SetupFree(*row) for row in cursor.fetchall()]
-    if settings.ARRIVAL_COUNT_SECONDS > 0:
-        with _counts_lock:
-            _counts[(study.pk, batch_unit(study))] = (at, rows)
-    return rows
-
-
-def _latest_count(study: Study) -> list[SetupFree] | None:
-    """This process's latest count of the study when it is younger than
-    ``ARRIVAL_COUNT_SECONDS``, less the slots this process took since (``_count_taken``);
-    other processes' claims and slots that came back since are not in it. ``_claim`` ranks
-    from it only where ``_recount`` allows, and never decides that the study is full from
-    it. None: no such count."""
-    seconds = settings.ARRIVAL_COUNT_SECONDS
-    if seconds <= 0:
-        return None
-    with _counts_lock:
-        at, rows = _counts.get((study.pk, batch_unit(study)), (None, []))
-    return rows if at is not None and time.monotonic() - at < seconds else None
+    """Per setup: its free slots and their lowest number, counted afresh (``free_counts``)."""
+    return free_counts.count(study.pk, batch_unit(study))
 
 
 def _count_taken(study: Study, taken: list[Candidate]) -> None:
-    """This process's latest count of ``study`` loses the slots a claim of ours took (at
-    once, not at commit: a claim rolled back leaves its setups a little lower for a moment,
-    which only moves them down ``rank``'s order)."""
-    key = (study.pk, batch_unit(study))
-    units = {c.setup_id for c in taken}
-    with _counts_lock:
-        at, rows = _counts.get(key, (None, []))
-        if at is not None:
-            rows = [s._replace(free=s.free - 1) if s.setup_id in units else s for s in rows]
-            _counts[key] = (at, [s for s in rows if s.free > 0])
-
-
-def forget_counts() -> None:
-    """Drop this process's latest counts (tests: a study of an earlier test may have had the
-    same id within ``ARRIVAL_COUNT_SECONDS``)."""
-    with _counts_lock:
-        _counts.clear()
+    free_counts.taken(study.pk, batch_unit(study), (c.setup_id for c in taken))
 
 
 def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
@@ -275,17 +221,17 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     others (``passed``), and try the next ones in ``rank``'s order. They are counted again
     only when that runs out, and then tried again after a short pause (the rows we need are
     held right now). Before, every round counted again: 2.7 counts an arrival in that burst.
-    The first round may rank from this process's latest count (``_latest_count``): arrivals a
-    moment apart then share one count. Where that count runs out, would take a setup that
-    is near full or leaves little choice (``_recount``), the slots are counted afresh before
-    anything is decided.
+    The first round may rank from this process's latest count (``free_counts.latest``):
+    arrivals a moment apart then share one count. Where that count runs out, would take a
+    setup that is near full or leaves little choice (``free_counts.must_recount``), the
+    slots are counted afresh before anything is decided.
 
     Raises ``BatchUnavailable`` when the committed free slots cannot make a batch at all,
     ``_Contended`` when they could but other arrivals hold the rows we need right now."""
     taken: list[Candidate] = []
     skipped: set[int] = set()  # slots another arrival holds
     passed: set[int] = set()  # setups with no untried free slot at their lowest number
-    free = _latest_count(study)
+    free = free_counts.latest(study.pk, batch_unit(study))
     fresh = free is None
     if free is None:
         free = _free_setups(study)
@@ -294,7 +240,7 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
         taken_setups = {c.setup_id for c in taken}
         left_out = taken_setups | passed
         chosen = rank((s for s in free if s.setup_id not in left_out), need, rng)
-        if not fresh and _recount(free, chosen, need, k):
+        if not fresh and free_counts.must_recount(free, chosen, need, k):
             free, fresh, passed = _free_setups(study), True, set()
             continue  # an older count: rank again from the slots as they are
         if len(chosen) < need:
@@ -316,17 +262,6 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     if len(_free_setups(study)) < k:
         raise BatchUnavailable("No batch of distinct setups is free.")
     raise _Contended
-
-
-def _recount(free: list[SetupFree], chosen: list[SetupFree], need: int, k: int) -> bool:
-    """Whether the ``need`` setups still wanted for a batch of ``k`` must not be ranked from
-    an older count ``free``: it runs out, would take a near-full setup, or the study has too
-    few setups with free slots for a batch's choice to be undone by the next (a batch that
-    takes most of the setups must take exactly the right ones, or the last arrivals find no
-    batch of distinct setups)."""
-    if len(chosen) < need or len(free) < ROOM * k:
-        return True
-    return any(s.free <= NEAR_FULL for s in chosen)
 
 
 def _lock_free(ids: list[int]) -> set[int]:

@@ -171,7 +171,7 @@ def slot_free_per_setup(unit: str = "setup_id") -> str:
 def slot_lowest(n_setups: int, unit: str = "setup_id") -> str:
     """The free slots at the lowest free number of each of ``n_setups`` units (params:
     study id, then the units). Read from the slots themselves, not from a count's lowest
-    number, which may be older (``assignment._free_setups``)."""
+    number, which may be older (``studies.free_counts``)."""
     unit = _unit(unit)
     marks = ", ".join(["%s"] * n_setups)
     return (

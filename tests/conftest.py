@@ -81,9 +81,9 @@ def _fresh_memory_caches():
     for alias, config in settings.CACHES.items():
         if config["BACKEND"].endswith("LocMemCache"):
             caches[alias].clear()
-    from studies.assignment import forget_counts
+    from studies import free_counts
 
-    forget_counts()  # the arrivals' per-process count of free slots
+    free_counts.forget()  # the arrivals' per-process count of free slots
 
 
 @pytest.fixture
