@@ -196,10 +196,6 @@ def _free_setups(study: Study) -> list[SetupFree]:
     return free_counts.count(study.pk, batch_unit(study))
 
 
-def _count_taken(study: Study, taken: list[Candidate]) -> None:
-    free_counts.taken(study.pk, batch_unit(study), (c.setup_id for c in taken))
-
-
 def _lowest_slots(study: Study, setups: list[SetupFree], skip: set[int]) -> list[Candidate]:
     """The free slots of ``setups`` at their lowest free number (a few per setup), but
     ``skip``; the lowest number is read with them, not taken from the count."""
@@ -233,7 +229,7 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
     passed: set[int] = set()  # setups with no untried free slot at their lowest number
     free = free_counts.latest(study.pk, batch_unit(study))
     fresh = free is None
-    if free is None:
+    if free is None:  # (spelled so for mypy's narrowing)
         free = _free_setups(study)
     for _ in range(rounds):
         need = k - len(taken)
@@ -257,7 +253,7 @@ def _claim(study: Study, k: int, rng: random.Random, rounds: int) -> list[Candid
         taken += [c for c in picks if c.slot_id in locked]
         skipped.update(c.slot_id for c in picks if c.slot_id not in locked)
         if len(taken) == k:
-            _count_taken(study, taken)
+            free_counts.taken(study.pk, batch_unit(study), (c.setup_id for c in taken))
             return taken
     if len(_free_setups(study)) < k:
         raise BatchUnavailable("No batch of distinct setups is free.")

@@ -71,7 +71,7 @@ def pytest_runtest_setup(item):
 def _fresh_memory_caches():
     """Every test starts with empty per-process caches: the rate limits' counters (per
     client address and minute), holds' and dashboards' entries, the arrivals' count of a
-    study's free slots (``studies.assignment``) of an earlier test in the
+    study's free slots (``studies.free_counts``) of an earlier test in the
     same process would otherwise count against this one (a test of one client's limit
     failed when others had used its address in the same minute). A shared cache (Redis,
     ``CACHE_URL``) is left alone: other processes use it."""

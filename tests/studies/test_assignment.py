@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from studies import assignment, services
+from studies import assignment, free_counts, services
 from studies.assignment import Candidate, SetupFree, choose, pick, rank
 from studies.models import Slot
 
@@ -143,6 +143,16 @@ def _counting():
     return ctx, counts
 
 
+def _assert_full(study, *, places: int) -> None:
+    """The next arrival is refused as the study is full, no slot is free, and the ``places``
+    slots are held by distinct (participant, setup) pairs: nothing was booked twice."""
+    with pytest.raises(services.StudyFull):
+        services.participant_arrive(study=study, pid=pid(99))
+    assert not Slot.objects.filter(study=study, status="free").exists()
+    held = Slot.objects.filter(study=study).values("participant", "setup").distinct().count()
+    assert held == places
+
+
 @pytest.mark.django_db
 def test_arrivals_a_moment_apart_share_one_count_less_what_each_took(settings):
     """Within ``ARRIVAL_COUNT_SECONDS`` an arrival ranks from its process's latest count
@@ -176,10 +186,7 @@ def test_an_older_count_never_ranks_near_full_setups_nor_finds_the_study_full(se
             qualify(services.participant_arrive(study=study, pid=pid(n)))
             per_arrival.append(counts() - before)
         assert per_arrival == [1, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1]
-        with pytest.raises(services.StudyFull):
-            services.participant_arrive(study=study, pid=pid(13))
-    assert not Slot.objects.filter(study=study, status="free").exists()
-    assert Slot.objects.filter(study=study).values("participant", "setup").distinct().count() == 48
+        _assert_full(study, places=48)
 
 
 @pytest.mark.django_db
@@ -206,13 +213,10 @@ def test_slots_another_process_took_since_the_count_are_not_booked_twice(setting
     study = open_study(8, per_participant=4, ratings=1, checks=0)
     qualify(services.participant_arrive(study=study, pid=pid(0)))  # the count: 5 or 6 free
     with monkeypatch.context() as elsewhere:
-        elsewhere.setattr(assignment, "_count_taken", lambda study, taken: None)
+        elsewhere.setattr(free_counts, "taken", lambda study_id, unit, units: None)
         for n in range(1, 12):
             qualify(services.participant_arrive(study=study, pid=pid(n)))
-    with pytest.raises(services.StudyFull):
-        services.participant_arrive(study=study, pid=pid(12))
-    assert not Slot.objects.filter(study=study, status="free").exists()
-    assert Slot.objects.filter(study=study).values("participant", "setup").distinct().count() == 48
+    _assert_full(study, places=48)
 
 
 @pytest.mark.django_db
