@@ -12,9 +12,10 @@ than 2x4 at 50 participants. 12 threads hold at most 12 persistent database conn
 (DB_CONN_MAX_AGE), far below PostgreSQL's default of 100 even with a second web container.
 On a bigger machine start from WEB_CONCURRENCY = cores + 1 and measure (`make bench-load`).
 
-Why keep-alive is off and a worker holds at most 2 x threads connections: so that every
-request goes to the first worker with room, from one queue all workers share, instead of to
-the worker that happened to accept its client's connection (the comment at ``keepalive``).
+Why keep-alive is off: so that every request is accepted anew by a worker with room, instead
+of going to the worker that happened to accept its client's connection (the comment at
+``keepalive``). Why the worker class is ours: so that arrivals are served before ratings and
+the workers hold equal shares of the waiting requests (``ambisite/gunicorn_worker.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ wsgi_app = "ambisite.wsgi:application"
 # Loopback by default: a TLS proxy in front (docs/deployment.md). The container sets
 # GUNICORN_BIND=0.0.0.0:8000 and publishes the port on the host's 127.0.0.1 only.
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
-worker_class = "gthread"
+# Arrivals first: a rater's next item is served after other requests (the module's docstring).
+worker_class = os.environ.get(
+    "GUNICORN_WORKER_CLASS", "ambisite.gunicorn_worker.ArrivalsFirstWorker"
+)
 workers = _int("WEB_CONCURRENCY", 3)
 threads = _int("GUNICORN_THREADS", 4)
 
@@ -47,9 +51,12 @@ preload_app = os.environ.get("GUNICORN_PRELOAD", "1") not in ("", "0")
 # its worker is restarted. Graceful stop: requests in flight get this long to finish.
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
-# One request per connection (keep-alive off), and a worker takes a new connection only while
-# it has fewer than 2 x threads in hand: the requests beyond that wait in the listening
-# socket's queue, which every worker shares, and the first worker with room takes the oldest.
+# One request per connection (keep-alive off). ArrivalsFirstWorker takes connections from the
+# listening socket while it holds no more than the least loaded worker (plus a few) and fewer
+# than worker_connections, and orders what it holds (arrivals before ratings); with
+# GUNICORN_WORKER_CLASS=gthread the default is 2 x threads instead, so that a worker takes a
+# new connection only while it has fewer than that in hand and the requests beyond wait in
+# the listening socket's queue for the first worker with room.
 # A kept-alive connection stays with the worker that accepted it for as long as its client
 # keeps it busy, and which worker that is, is a race: in the 200-participant bench (one
 # connection per participant for the whole run) one worker often held over half of them and
@@ -59,7 +66,9 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # (Caddy) opens a new one after each answer. GUNICORN_KEEPALIVE=N keeps idle connections N
 # seconds (at most worker_connections - threads a worker; those beyond are closed).
 keepalive = _int("GUNICORN_KEEPALIVE", 0)
-worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 2 * threads)
+worker_connections = _int(
+    "GUNICORN_WORKER_CONNECTIONS", 2 * threads if worker_class == "gthread" else 1000
+)
 
 # Each worker is replaced after about this many requests (jittered so that they do not all
 # restart at once), which bounds the growth of any slow leak. 0 turns it off.

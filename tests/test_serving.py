@@ -153,7 +153,7 @@ def test_healthz_only_reads(client):
 def _conf(monkeypatch, **env) -> dict:
     for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS", "GUNICORN_BIND", "GUNICORN_ACCESS_LOG"):
         monkeypatch.delenv(name, raising=False)
-    for name in ("GUNICORN_KEEPALIVE", "GUNICORN_WORKER_CONNECTIONS"):
+    for name in ("GUNICORN_KEEPALIVE", "GUNICORN_WORKER_CONNECTIONS", "GUNICORN_WORKER_CLASS"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -162,7 +162,8 @@ def _conf(monkeypatch, **env) -> dict:
 
 def test_gunicorn_defaults_to_three_gthread_workers_of_four_threads_on_loopback(monkeypatch):
     conf = _conf(monkeypatch)
-    assert (conf["worker_class"], conf["workers"], conf["threads"]) == ("gthread", 3, 4)
+    assert (conf["workers"], conf["threads"]) == (3, 4)
+    assert conf["worker_class"] == "ambisite.gunicorn_worker.ArrivalsFirstWorker"  # gthread's
     assert conf["bind"] == ["127.0.0.1:8000"]
     assert conf["accesslog"] is None
     assert conf["max_requests"] > 0 and conf["max_requests_jitter"] > 0
@@ -170,12 +171,16 @@ def test_gunicorn_defaults_to_three_gthread_workers_of_four_threads_on_loopback(
 
 
 def test_gunicorn_spreads_requests_over_its_workers_by_default(monkeypatch):
-    """No keep-alive, and a worker holds at most 2 x threads connections: each request is
-    accepted anew, and the ones beyond wait in the shared listen queue for the first worker
-    with room (docs/performance.md, "The steady figure's spread")."""
+    """No keep-alive: each request is accepted anew. Our worker balances what the workers
+    hold itself (tests/test_gunicorn_worker.py); gunicorn's own gthread worker holds at most
+    2 x threads connections, and the ones beyond wait in the shared listen queue for the
+    first worker with room (docs/performance.md, "The steady figure's spread")."""
     conf = _conf(monkeypatch)
-    assert (conf["keepalive"], conf["worker_connections"]) == (0, 8)
-    assert _conf(monkeypatch, GUNICORN_THREADS="6")["worker_connections"] == 12
+    assert (conf["keepalive"], conf["worker_connections"]) == (0, 1000)
+    gthread = _conf(monkeypatch, GUNICORN_WORKER_CLASS="gthread")
+    assert (gthread["worker_class"], gthread["worker_connections"]) == ("gthread", 8)
+    conf = _conf(monkeypatch, GUNICORN_WORKER_CLASS="gthread", GUNICORN_THREADS="6")
+    assert conf["worker_connections"] == 12
     conf = _conf(monkeypatch, GUNICORN_KEEPALIVE="5", GUNICORN_WORKER_CONNECTIONS="100")
     assert (conf["keepalive"], conf["worker_connections"]) == (5, 100)
 

@@ -1,0 +1,179 @@
+"""ambisite/gunicorn_worker.py: arrivals before ratings, balanced workers, silent clients."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from ambisite.gunicorn_worker import PeerLoads, Queues, deferred, may_take_more
+
+ROOT = Path(__file__).resolve().parent.parent
+GUNICORN_CONF = ROOT / "ambisite" / "gunicorn.conf.py"
+
+
+def _line(method: str, path: str) -> bytes:
+    return f"{method} {path} HTTP/1.1\r\nHost: x\r\n".encode()
+
+
+def test_a_rating_and_the_next_items_page_are_deferred_and_nothing_else_a_participant_sends():
+    slug = "my-study-2"
+    for name, kwargs in (("rate", {"pos": 3}), ("rate_next", {})):
+        path = reverse(f"participate:{name}", kwargs={"slug": slug, **kwargs})
+        assert deferred(_line("POST", path)) and deferred(_line("GET", path)), path
+        assert deferred(_line("GET", path + "?resume=1"))
+    for name in ("arrive", "consent", "welcome", "guidelines", "qualification", "hold", "done"):
+        path = reverse(f"participate:{name}", kwargs={"slug": slug})
+        assert not deferred(_line("GET", path)) and not deferred(_line("POST", path)), path
+    for path in ("/static/css/site.css", "/studies/1/live.json", "/api/v1/", "/rate/", "/s/rate/"):
+        assert not deferred(_line("GET", path)), path
+    assert not deferred(b"") and not deferred(b"GARBAGE") and not deferred(b"GET /s/x/ra")
+
+
+def test_a_worker_takes_more_while_it_holds_no_more_than_its_least_loaded_peer_and_a_few():
+    assert may_take_more(0, [])  # alone
+    assert may_take_more(10, [6, 30], slack=4)
+    assert not may_take_more(11, [6, 30], slack=4)
+    assert may_take_more(3, [0, 0], slack=4) and not may_take_more(5, [0], slack=4)
+
+
+def test_others_go_before_ratings_in_arrival_order_until_a_rating_has_waited_long_enough():
+    queues = Queues(max_wait=5)
+    queues.push("rating-1", later=True, now=0.0)
+    queues.push("consent-1", later=False, now=0.1)
+    queues.push("rating-2", later=True, now=0.2)
+    queues.push("link-2", later=False, now=0.3)
+    assert len(queues) == 4
+    assert [queues.pop(now=1.0), queues.pop(now=1.0)] == ["consent-1", "link-2"]
+    assert [queues.pop(now=1.0), queues.pop(now=1.0)] == ["rating-1", "rating-2"]
+    assert not queues
+    queues.push("rating-3", later=True, now=10.0)
+    queues.push("test-3", later=False, now=14.0)
+    assert queues.pop(now=15.0) == "rating-3"  # waited 5 s: before the newer arrival
+    assert queues.pop(now=15.0) == "test-3"
+
+
+def test_peer_loads_are_shared_with_forked_workers_and_a_silent_worker_drops_out():
+    peers = PeerLoads(slots=8)
+    now = time.monotonic()
+    peers.publish(1, 7, now)
+    child = os.fork()
+    if child == 0:  # a worker forked by the master writes its own slot
+        peers.publish(2, 3, time.monotonic())
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert sorted(peers.others(0, time.monotonic())) == [3, 7]
+    assert peers.others(1, time.monotonic()) == [3]  # its own slot left out
+    peers.publish(2, 3, now - 10)  # a worker that stopped publishing
+    assert peers.others(0, time.monotonic()) == [7]
+
+
+# --- under gunicorn ---------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def serve(tmp_path):
+    """gunicorn with the repo's config serving tests/serving_app.py (each request 0.3 s)."""
+    started = []
+
+    def start(**env_vars) -> int:
+        port = _free_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST"))}
+        env.update(GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_LOG_LEVEL="warning", **env_vars)
+        log = tmp_path / f"gunicorn-{port}.log"
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [str(Path(sys.executable).parent / "gunicorn"), "-c", str(GUNICORN_CONF)]
+                + ["tests.serving_app:app"],
+                env=env,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        started.append(proc)
+        deadline = time.monotonic() + 30
+        while _request(port, "GET", "/ready", timeout=1) != b"/ready":
+            if time.monotonic() > deadline or proc.poll() is not None:
+                pytest.fail(f"gunicorn did not answer:\n{log.read_text(errors='replace')}")
+            time.sleep(0.1)
+        return port
+
+    yield start
+    for proc in started:
+        os.killpg(proc.pid, 15)
+        proc.wait(timeout=30)
+
+
+def _request(port: int, method: str, path: str, timeout: float = 10) -> bytes | None:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(
+                f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".encode()
+            )
+            data = b""
+            while chunk := sock.recv(65536):
+                data += chunk
+    except OSError:
+        return None
+    return data.rpartition(b"\r\n\r\n")[2]
+
+
+def _finish_order(port: int) -> list[str]:
+    """Four ratings sent at once, a consent 0.1 s later, to one worker with one thread: the
+    order in which they are answered."""
+    done: list[str] = []
+    lock = threading.Lock()
+
+    def send(path: str) -> None:
+        body = _request(port, "POST", path)
+        with lock:
+            done.append((body or b"failed").decode())
+
+    threads = [threading.Thread(target=send, args=(f"/s/st/rate/{n}/",)) for n in range(1, 5)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.01)
+    time.sleep(0.1)
+    arrival = threading.Thread(target=send, args=("/s/st/consent/",))
+    arrival.start()
+    for thread in [*threads, arrival]:
+        thread.join(timeout=20)
+    return done
+
+
+def test_an_arrival_is_answered_before_the_ratings_that_were_waiting_when_it_came(serve):
+    order = _finish_order(serve(WEB_CONCURRENCY="1", GUNICORN_THREADS="1"))
+    assert len(order) == 5 and order.index("/s/st/consent/") == 1, order  # after the running one
+
+
+def test_with_no_wait_allowed_or_gunicorns_own_worker_it_is_first_come_first_served(serve):
+    for env in ({"GUNICORN_RATING_MAX_WAIT": "0"}, {"GUNICORN_WORKER_CLASS": "gthread"}):
+        order = _finish_order(serve(WEB_CONCURRENCY="1", GUNICORN_THREADS="1", **env))
+        assert len(order) == 5 and order[-1] == "/s/st/consent/", (env, order)
+
+
+def test_a_client_that_sends_nothing_holds_no_thread_and_is_closed_after_the_timeout(serve):
+    port = serve(WEB_CONCURRENCY="1", GUNICORN_THREADS="1")
+    silent = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        start = time.monotonic()
+        assert _request(port, "GET", "/s/st/") == b"/s/st/"  # the one thread was free
+        assert time.monotonic() - start < 3
+        assert silent.recv(1) == b""  # closed by the worker, not answered
+        assert 4 < time.monotonic() - start < 9
+    finally:
+        silent.close()
