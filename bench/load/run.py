@@ -124,7 +124,8 @@ def run_ambisite(args, url: str, participants: int, capacity: int, size: str, cl
     # twice
     cpu["replaced_workers"] = log.read_text(errors="replace").count("Autorestarting worker")
     out = report(stats, cpu)
-    out["server"] = f"gunicorn gthread {size}, DEBUG=0, PostgreSQL"
+    worker = os.environ.get("GUNICORN_WORKER_CLASS") or "ArrivalsFirstWorker"
+    out["server"] = f"gunicorn {worker} {size}, DEBUG=0, PostgreSQL"
     out["size"], out["client"] = size, client
     out["integrity"] = tool_ambisite.integrity(
         run_url, out["rated_items"], stats.refused > 0, capacity
