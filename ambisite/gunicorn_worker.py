@@ -20,12 +20,16 @@ parsing, keep-alive and shutdown it keeps):
   line: ``deferred`` says whether it is a rating (``/s/<slug>/rate/...``, the POST and the
   next item's page). Threads take the other requests first, in arrival order, and a rating
   only when none is waiting, or once it has waited ``GUNICORN_RATING_MAX_WAIT`` seconds
-  (default 5: a stream of arrivals delays a rater by that much at most). ``Queues`` holds that rule.
+  (default 5: a stream of arrivals delays a rater by that much at most); ``Queues``.
 * A connection that has sent nothing yet waits on the poller, not on a thread, and is closed
   after ``FIRST_BYTES_TIMEOUT`` seconds.
 
-``GUNICORN_WORKER_CLASS=gthread`` gives gunicorn's own worker back (one queue, first come,
-first served, with ``GUNICORN_WORKER_CONNECTIONS`` at 2 x threads: docs/deployment.md).
+Left as gthread does them: a kept-alive connection's next request (keep-alive is off by
+default, ``GUNICORN_KEEPALIVE``) goes with the others, and with gunicorn's own TLS
+(``certfile``) the peeked bytes are encrypted, so nothing is deferred: the deployment's TLS
+proxy speaks plain HTTP to gunicorn. ``GUNICORN_WORKER_CLASS=gthread`` gives gunicorn's own
+worker back (one queue, first come, first served, with ``GUNICORN_WORKER_CONNECTIONS`` at
+2 x threads: docs/deployment.md).
 """
 
 from __future__ import annotations
