@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from ambisite.gunicorn_worker import PeerLoads, Queues, deferred, may_take_more
+from ambisite import gunicorn_worker
+from ambisite.gunicorn_worker import (
+    ArrivalsFirstWorker,
+    PeerLoads,
+    Queues,
+    deferred,
+    may_take_more,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = ROOT / "ambisite" / "gunicorn.conf.py"
@@ -73,6 +80,24 @@ def test_peer_loads_are_shared_with_forked_workers_and_a_silent_worker_drops_out
     assert peers.others(1, time.monotonic()) == [3]  # its own slot left out
     peers.publish(2, 3, now - 10)  # a worker that stopped publishing
     assert peers.others(0, time.monotonic()) == [7]
+
+
+def test_the_run_loop_may_accept_only_while_the_worker_is_not_ahead_of_its_peers(monkeypatch):
+    """gthread's run loop accepts while ``nr_conns < worker_connections``: the property
+    publishes this worker's count and answers from its peers' (a worker built without
+    gunicorn's arbiter: only what the property reads is set)."""
+    peers = PeerLoads(slots=4)
+    monkeypatch.setattr(gunicorn_worker, "PEERS", peers)
+    worker = ArrivalsFirstWorker.__new__(ArrivalsFirstWorker)
+    worker.cfg = type("Cfg", (), {"worker_connections": 1000})()
+    worker.slot, worker.nr_conns = 0, 9
+    peers.publish(1, 5, time.monotonic())
+    assert worker.worker_connections == 1000  # 9 <= 5 + 4: it may take more
+    worker.nr_conns = 10
+    assert worker.worker_connections == 10  # ahead: the loop stops accepting
+    assert peers.others(1, time.monotonic()) == [10]  # and its peers see it
+    peers.publish(1, 5, time.monotonic() - 60)  # the peer stopped: alone again
+    assert worker.worker_connections == 1000
 
 
 # --- under gunicorn ---------------------------------------------------------------------------
