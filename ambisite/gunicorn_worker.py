@@ -105,13 +105,10 @@ class PeerLoads:
         self._ENTRY.pack_into(self.memory, slot * self._ENTRY.size, held, now)
 
     def others(self, slot: int, now: float) -> list[int]:
-        loads = []
-        for other in range(self.slots):
-            if other != slot:
-                held, when = self._ENTRY.unpack_from(self.memory, other * self._ENTRY.size)
-                if now - when < STALE_S:
-                    loads.append(held)
-        return loads
+        """The counts of the live workers but ``slot`` (read every turn of a worker's loop:
+        one unpack of the whole table, about 5 microseconds)."""
+        entries = enumerate(self._ENTRY.iter_unpack(self.memory))
+        return [held for n, (held, when) in entries if n != slot and now - when < STALE_S]
 
 
 # Created when gunicorn's master loads this worker class, so every worker it forks shares it.
