@@ -143,6 +143,15 @@ def _counting():
     return ctx, counts
 
 
+def _counts_over_arrivals(study, arrivals: int) -> int:
+    """How many times ``arrivals`` arrivals in a row count the study's free slots."""
+    ctx, counts = _counting()
+    with ctx:
+        for n in range(arrivals):
+            services.participant_arrive(study=study, pid=pid(n))
+    return counts()
+
+
 def _assert_full(study, *, places: int) -> None:
     """The next arrival is refused as the study is full, no slot is free, and the ``places``
     slots are held by distinct (participant, setup) pairs: nothing was booked twice."""
@@ -195,11 +204,7 @@ def test_a_batch_of_most_of_the_setups_is_always_ranked_from_a_fresh_count(setti
     arrival ranks from an older count (fewer than ``ROOM`` x 4 setups)."""
     settings.ARRIVAL_COUNT_SECONDS = 60
     study = open_study(4, per_participant=4, ratings=1, checks=0)
-    ctx, counts = _counting()
-    with ctx:
-        for n in range(3):
-            services.participant_arrive(study=study, pid=pid(n))
-    assert counts() == 3
+    assert _counts_over_arrivals(study, 3) == 3
 
 
 @pytest.mark.django_db
@@ -223,8 +228,4 @@ def test_slots_another_process_took_since_the_count_are_not_booked_twice(setting
 def test_with_no_seconds_every_arrival_counts_afresh(settings):
     settings.ARRIVAL_COUNT_SECONDS = 0
     study = open_study(20, per_participant=10, ratings=1, checks=0)
-    ctx, counts = _counting()
-    with ctx:
-        for n in range(3):
-            services.participant_arrive(study=study, pid=pid(n))
-    assert counts() == 3
+    assert _counts_over_arrivals(study, 3) == 3
