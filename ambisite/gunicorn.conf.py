@@ -33,9 +33,8 @@ wsgi_app = "ambisite.wsgi:application"
 # GUNICORN_BIND=0.0.0.0:8000 and publishes the port on the host's 127.0.0.1 only.
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
 # Arrivals first: a rater's next item is served after other requests (the module's docstring).
-worker_class = os.environ.get(
-    "GUNICORN_WORKER_CLASS", "ambisite.gunicorn_worker.ArrivalsFirstWorker"
-)
+ARRIVALS_FIRST = "ambisite.gunicorn_worker.ArrivalsFirstWorker"
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", ARRIVALS_FIRST)
 workers = _int("WEB_CONCURRENCY", 3)
 threads = _int("GUNICORN_THREADS", 4)
 
@@ -54,7 +53,7 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # One request per connection (keep-alive off). ArrivalsFirstWorker takes connections from the
 # listening socket while it holds no more than the least loaded worker (plus a few) and fewer
 # than worker_connections, and orders what it holds (arrivals before ratings); with
-# GUNICORN_WORKER_CLASS=gthread the default is 2 x threads instead, so that a worker takes a
+# another worker class (gthread) the default is 2 x threads instead, so that a worker takes a
 # new connection only while it has fewer than that in hand and the requests beyond wait in
 # the listening socket's queue for the first worker with room.
 # A kept-alive connection stays with the worker that accepted it for as long as its client
@@ -67,7 +66,7 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # seconds (at most worker_connections - threads a worker; those beyond are closed).
 keepalive = _int("GUNICORN_KEEPALIVE", 0)
 worker_connections = _int(
-    "GUNICORN_WORKER_CONNECTIONS", 2 * threads if worker_class == "gthread" else 1000
+    "GUNICORN_WORKER_CONNECTIONS", 1000 if worker_class == ARRIVALS_FIRST else 2 * threads
 )
 
 # Each worker is replaced after about this many requests (jittered so that they do not all

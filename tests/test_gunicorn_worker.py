@@ -21,6 +21,7 @@ from ambisite.gunicorn_worker import (
     deferred,
     may_take_more,
 )
+from tests.faults.stack import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 GUNICORN_CONF = ROOT / "ambisite" / "gunicorn.conf.py"
@@ -103,19 +104,13 @@ def test_the_run_loop_may_accept_only_while_the_worker_is_not_ahead_of_its_peers
 # --- under gunicorn ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def serve(tmp_path):
     """gunicorn with the repo's config serving tests/serving_app.py (each request 0.3 s)."""
     started = []
 
     def start(**env_vars) -> int:
-        port = _free_port()
+        port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST"))}
         env.update(GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_LOG_LEVEL="warning", **env_vars)
         log = tmp_path / f"gunicorn-{port}.log"
