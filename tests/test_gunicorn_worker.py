@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
+from contextlib import ExitStack
 
 import pytest
 from django.urls import reverse
@@ -21,10 +20,7 @@ from ambisite.gunicorn_worker import (
     deferred,
     may_take_more,
 )
-from tests.faults.stack import free_port
-
-ROOT = Path(__file__).resolve().parent.parent
-GUNICORN_CONF = ROOT / "ambisite" / "gunicorn.conf.py"
+from tests.gunicorn_process import gunicorn
 
 
 def _line(method: str, path: str) -> bytes:
@@ -107,35 +103,21 @@ def test_the_run_loop_may_accept_only_while_the_worker_is_not_ahead_of_its_peers
 @pytest.fixture
 def serve(tmp_path):
     """gunicorn with the repo's config serving tests/serving_app.py (each request 0.3 s)."""
-    started = []
+    with ExitStack() as stack:
+        logs = (tmp_path / f"gunicorn-{n}.log" for n in itertools.count())
 
-    def start(**env_vars) -> int:
-        port = free_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST"))}
-        env.update(GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_LOG_LEVEL="warning", **env_vars)
-        log = tmp_path / f"gunicorn-{port}.log"
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                [str(Path(sys.executable).parent / "gunicorn"), "-c", str(GUNICORN_CONF)]
-                + ["tests.serving_app:app"],
-                env=env,
-                cwd=ROOT,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+        def start(**env_vars) -> int:
+            return stack.enter_context(
+                gunicorn(
+                    next(logs),
+                    lambda port: _request(port, "GET", "/ready", timeout=1) == b"/ready",
+                    app="tests.serving_app:app",
+                    GUNICORN_LOG_LEVEL="warning",
+                    **env_vars,
+                )
             )
-        started.append(proc)
-        deadline = time.monotonic() + 30
-        while _request(port, "GET", "/ready", timeout=1) != b"/ready":
-            if time.monotonic() > deadline or proc.poll() is not None:
-                pytest.fail(f"gunicorn did not answer:\n{log.read_text(errors='replace')}")
-            time.sleep(0.1)
-        return port
 
-    yield start
-    for proc in started:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
+        yield start
 
 
 def _request(port: int, method: str, path: str, timeout: float = 10) -> bytes | None:

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import os
 import runpy
-import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
@@ -21,8 +18,8 @@ from django.db import OperationalError
 from django.templatetags.static import static
 from django.test import Client
 
-ROOT = Path(__file__).resolve().parent.parent
-GUNICORN_CONF = ROOT / "ambisite" / "gunicorn.conf.py"
+from tests.gunicorn_process import GUNICORN_CONF, ROOT, gunicorn
+
 MANIFEST = {
     "STORAGES": {
         "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -230,12 +227,6 @@ def test_gunicorn_takes_its_sizes_and_bind_from_the_environment(monkeypatch):
         _conf(monkeypatch, WEB_CONCURRENCY="three")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _get(url: str) -> tuple[int, dict, bytes]:
     try:
         with urllib.request.urlopen(url, timeout=5) as response:
@@ -246,42 +237,24 @@ def _get(url: str) -> tuple[int, dict, bytes]:
 
 def test_gunicorn_with_the_repo_config_serves_pages_and_collected_static(collected, tmp_path):
     """DEBUG=0 with the manifest on, as in production; SQLite in a scratch folder."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTEST"))}
-    env.pop("DATABASE_URL", None)
-    env.update(
+    log = tmp_path / "gunicorn.log"
+    with gunicorn(
+        log,
+        lambda port: bool(_get(f"http://127.0.0.1:{port}/healthz")),
+        drop=("DATABASE_URL",),
+        timeout=60,
         DEBUG="0",
         SECRET_KEY="serving-test-key",
         STATIC_MANIFEST="1",
         STATIC_ROOT=str(collected),
         AMBISITE_VAR_DIR=str(tmp_path),
         AMBISITE_ENV_FILE="",
-        GUNICORN_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="1",
         GUNICORN_THREADS="2",
         GUNICORN_LOG_LEVEL="warning",
-    )
-    log = tmp_path / "gunicorn.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", str(GUNICORN_CONF)],
-            env=env,
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                status, _, body = _get(f"{base}/healthz")
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail(f"gunicorn did not answer:\n{log.read_text(errors='replace')}")
-                time.sleep(0.2)
+    ) as port:
+        base = f"http://127.0.0.1:{port}"
+        status, _, body = _get(f"{base}/healthz")
         assert (status, body) == (200, b"ok\n")
         status, _, page = _get(f"{base}/accounts/login/")
         assert status == 200, log.read_text(errors="replace")
@@ -291,6 +264,3 @@ def test_gunicorn_with_the_repo_config_serves_pages_and_collected_static(collect
         assert headers["Connection"] == "close"  # keep-alive off: each request accepted anew
         assert body == (collected / css.removeprefix("/static/")).read_bytes()
         assert _get(f"{base}/static/css/no-such-file.css")[0] == 404
-    finally:
-        os.killpg(proc.pid, 15)
-        proc.wait(timeout=30)
