@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from ambisite.db.statistics import analyze_after_commit
-
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
 from .models import (
@@ -33,6 +31,7 @@ from .models import (
 )
 from .safe_input import DuplicateKey, InputError, load_path, subject
 from .signals import bulk_change_announce
+from .statistics import analyze_imported
 
 TEXT_FIELDS = (
     "homonym",
@@ -395,7 +394,7 @@ def ambistory_import(
         report.samples_created = len(created)
         report.ratings_created = _write_ratings(ds, sp, new, on_ratings)
         data_changed(kind=ds.task_kind, split_ids=[sp.pk])
-        analyze_after_commit(report.samples_created + report.ratings_created, Sample, Rating)
+        analyze_imported(report.samples_created + report.ratings_created)
         bulk_change_announce(kind=ds.task_kind)  # after the ANALYZE: the precompute's plans
     report.setups_created = Setup.objects.count() - setups_before
     return report

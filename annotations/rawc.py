@@ -17,8 +17,6 @@ from pathlib import Path
 
 from django.db import transaction
 
-from ambisite.db.statistics import analyze_after_commit
-
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
@@ -37,6 +35,7 @@ from .models import (
 )
 from .safe_input import InputError, decode, subject
 from .signals import bulk_change_announce
+from .statistics import analyze_imported
 
 PAIRS_FILE = "raw-c.csv"
 JUDGMENTS_FILE = "normed_critical.csv"
@@ -230,7 +229,7 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     changed = bool(created or after != before)
     if changed:
         data_changed(kind=ds.task_kind, split_ids=[split.pk])
-    analyze_after_commit(created + after - before, Sample, Rating)
+    analyze_imported(created + after - before)
     if changed:  # after the ANALYZE: the precompute's plans
         bulk_change_announce(kind=ds.task_kind)
     return RawcReport(

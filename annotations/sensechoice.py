@@ -34,6 +34,7 @@ from .models import (
 )
 from .safe_input import DuplicateKey, InputError, load_path, subject
 from .signals import bulk_change_announce
+from .statistics import analyze_imported
 
 FORMAT = "ambisite-sense-choice-v1"
 TARGET = re.compile(r"<t>(.+?)</t>")
@@ -256,14 +257,16 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     existing = set(
         Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
     )
-    created = 0
+    created = candidates = 0
     for position, item in enumerate(data.items):
         if (item.split, item.id) not in existing:
             _item_create(splits[item.split], position, item)
             created += 1
+            candidates += len(item.candidates)
     if created:
         data_changed(kind=ds.task_kind, split_ids=[s.pk for s in splits.values()])
-        bulk_change_announce(kind=ds.task_kind)
+        analyze_imported(created + candidates)
+        bulk_change_announce(kind=ds.task_kind)  # after the ANALYZE: the precompute's plans
     sets: dict[str, int] = {}
     for item in data.items:
         sets[item.item_set] = sets.get(item.item_set, 0) + 1
