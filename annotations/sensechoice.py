@@ -257,15 +257,15 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     existing = set(
         Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
     )
-    created = candidates = 0
+    created = written = 0
     for position, item in enumerate(data.items):
         if (item.split, item.id) not in existing:
             _item_create(splits[item.split], position, item)
             created += 1
-            candidates += len(item.candidates)
+            written += 1 + len(item.candidates)
     if created:
         data_changed(kind=ds.task_kind, split_ids=[s.pk for s in splits.values()])
-        analyze_imported(created + candidates)
+        analyze_imported(written)
         bulk_change_announce(kind=ds.task_kind)  # after the ANALYZE: the precompute's plans
     sets: dict[str, int] = {}
     for item in data.items:
