@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 # Trott & Bergen 2021, section 5.4 and footnote 6.
 PAPER_R2 = {"distances": 0.37, "categories": 0.66, "both": 0.71}
@@ -114,7 +115,7 @@ def logistic_fit(x: np.ndarray, y: np.ndarray, *, iterations: int = 50) -> np.nd
     design = np.column_stack([np.ones(len(y)), x])
     beta = np.zeros(design.shape[1])
     for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(design @ beta)))
+        p = expit(design @ beta)  # no overflow where a sample separates the classes
         w = p * (1 - p) + 1e-12
         hessian = design.T @ (design * w[:, None])
         step = np.linalg.solve(hessian, design.T @ (y - p))
