@@ -52,7 +52,10 @@ class Calibrator:
                 def rho(w: float, j: int = j) -> float:
                     trial = list(self.weights)
                     trial[j] = w
-                    return spearmanr(self.combine_with(comps, trial), y)[0]
+                    combined = self.combine_with(comps, trial)
+                    if np.ptp(combined) == 0:  # no ranking at all: Spearman is undefined
+                        return float("nan")  # (nanargmax skips it, as spearmanr's NaN)
+                    return spearmanr(combined, y)[0]
 
                 self.weights[j] = float(grid[int(np.nanargmax([rho(w) for w in grid]))])
         self.fit_map(self.combine(comps), samples)
