@@ -124,8 +124,7 @@ def run_ambisite(args, url: str, participants: int, capacity: int, size: str, cl
     # twice
     cpu["replaced_workers"] = log.read_text(errors="replace").count("Autorestarting worker")
     out = report(stats, cpu)
-    worker = os.environ.get("GUNICORN_WORKER_CLASS") or "ArrivalsFirstWorker"
-    out["server"] = f"gunicorn {worker} {size}, DEBUG=0, PostgreSQL"
+    out["server"] = f"gunicorn {tool_ambisite.worker_class()} {size}, DEBUG=0, PostgreSQL"
     out["size"], out["client"] = size, client
     out["integrity"] = tool_ambisite.integrity(
         run_url, out["rated_items"], stats.refused > 0, capacity

@@ -5,12 +5,14 @@ given the study: the first ``setups`` x 6 samples of data/ambistory/train.json (
 redacted, as for a new split), 5 ratings per sample, 30 samples + 1 attention check per
 participant (checks accept any answer, so no rater is excluded mid-run). Every run copies it
 (``CREATE DATABASE ... TEMPLATE``) so each starts from an empty study, and serves it with
-gunicorn (gthread, ``DEBUG=0``, the repo's gunicorn config when there is one) on loopback.
+gunicorn (``DEBUG=0``, the repo's gunicorn config and its worker class when there is one,
+else gthread) on loopback.
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 from pathlib import Path
 from urllib.parse import urljoin
@@ -101,6 +103,14 @@ def drop_databases(url: str) -> None:
     with admin(url) as db:
         for name in database_urls(url):
             db.execute(f'DROP DATABASE IF EXISTS "{name.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
+def worker_class() -> str:
+    """The worker class ``start`` serves with: the config's, as it resolves in this
+    environment (``GUNICORN_WORKER_CLASS``), else gunicorn's gthread."""
+    if not GUNICORN_CONFIG.exists():
+        return "gthread"
+    return str(runpy.run_path(str(GUNICORN_CONFIG))["worker_class"]).rsplit(".", 1)[-1]
 
 
 def start(run_url: str, bind: str, workers: int, threads: int, log: Path) -> subprocess.Popen:
