@@ -23,6 +23,11 @@ parsing, keep-alive and shutdown it keeps):
   (default 5: a stream of arrivals delays a rater by that much at most); ``Queues``.
 * A connection that has sent nothing yet waits on the poller, not on a thread, and is closed
   after ``FIRST_BYTES_TIMEOUT`` seconds.
+* A connection whose answer said "close" (every one, with keep-alive off) is half-closed and
+  then read on the poller until the client closes its side (``Lingering``). gunicorn 27 does
+  the same in ``util.close_graceful``, but on the loop's own thread, blocking in ``recv`` for
+  the client's FIN (up to 2 s): no connection was accepted or handed to a thread meanwhile,
+  after every single request.
 
 Left as gthread does them: a kept-alive connection's next request (keep-alive is off by
 default, ``GUNICORN_KEEPALIVE``) goes with the others, and with gunicorn's own TLS
@@ -34,6 +39,7 @@ worker back (one queue, first come, first served, with ``GUNICORN_WORKER_CONNECT
 
 from __future__ import annotations
 
+import errno
 import mmap
 import re
 import selectors
@@ -56,6 +62,10 @@ BALANCE_SLACK = 4
 FIRST_BYTES_TIMEOUT = gthread.DEFAULT_WORKER_DATA_TIMEOUT
 # A peer's entry older than this is a worker that stopped (or is stuck): left out.
 STALE_S = 2.0
+# A closed connection is read for the client's FIN this long at most, and this much of what
+# it still sends is read and dropped (gunicorn's util.close_graceful: timeout, max_drain).
+LINGER_S = 2.0
+LINGER_DRAIN = 65536
 
 
 def deferred(head: bytes) -> bool:
@@ -111,6 +121,73 @@ class PeerLoads:
         return [held for n, (held, when) in entries if n != slot and now - when < STALE_S]
 
 
+class Lingering:
+    """Answered connections, half-closed (FIN sent), read on the worker's poller until the
+    client closes its side, ``drain`` bytes came or ``seconds`` passed, then closed: what
+    gunicorn's ``util.close_graceful`` does (RFC 9112 section 9.6: closing a socket with unread
+    bytes sends RST, which can cut the answer short at the client), without blocking the loop
+    in ``recv``. Runs on the loop's thread only."""
+
+    def __init__(self, poller, seconds: float = LINGER_S, drain: int = LINGER_DRAIN) -> None:
+        self.poller, self.seconds, self.drain = poller, seconds, drain
+        self.entries: deque = deque()  # [deadline, socket or None once closed, bytes read]
+
+    def __len__(self) -> int:
+        return sum(1 for entry in self.entries if entry[1] is not None)
+
+    def add(self, sock: socket.socket, now: float) -> None:
+        try:
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:  # the client is gone already
+            sock.close()
+            return
+        sock.setblocking(False)
+        entry = [now + self.seconds, sock, 0]
+        self.entries.append(entry)
+        self.poller.register(sock, selectors.EVENT_READ, partial(self._readable, entry))
+
+    def _readable(self, entry: list, sock: socket.socket) -> None:
+        try:
+            data = sock.recv(4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        entry[2] += len(data)
+        if not data or entry[2] >= self.drain:
+            self._close(entry)
+
+    def _close(self, entry: list) -> None:
+        sock, entry[1] = entry[1], None
+        if sock is None:
+            return
+        try:
+            self.poller.unregister(sock)
+        except (KeyError, ValueError, OSError):
+            pass
+        sock.close()
+
+    def expire(self, now: float) -> None:
+        """Close those past their deadline (entries are in deadline order) and forget those
+        closed already."""
+        while self.entries and (self.entries[0][1] is None or self.entries[0][0] <= now):
+            self._close(self.entries.popleft())
+
+
+class _Conn(gthread.TConn):
+    """gthread's connection, closed gracefully by the worker's ``Lingering``."""
+
+    def __init__(self, lingering: Lingering, *args) -> None:
+        super().__init__(*args)
+        self.lingering = lingering
+
+    def close(self, graceful: bool = False) -> None:
+        if graceful:
+            self.lingering.add(self.sock, time.monotonic())
+        else:
+            super().close()
+
+
 # Created when gunicorn's master loads this worker class, so every worker it forks shares it.
 PEERS = PeerLoads()
 
@@ -134,6 +211,28 @@ class ArrivalsFirstWorker(gthread.ThreadWorker):
     @worker_connections.setter
     def worker_connections(self, value: int) -> None:
         pass  # gthread's __init__ sets it from the configuration; read from there instead
+
+    def run(self) -> None:
+        self.lingering = Lingering(self.poller)  # the poller exists from init_process on
+        super().run()
+
+    def accept(self, listener) -> None:
+        """gthread's accept, with connections that close without blocking the loop."""
+        try:
+            sock, client = listener.accept()
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        self.nr_conns += 1
+        sock.setblocking(True)
+        self.enqueue_req(_Conn(self.lingering, self.cfg, sock, client, listener.getsockname()))
+
+    def murder_pending(self) -> None:
+        """gthread's sweep of silent connections, called every turn of the loop (and while
+        stopping); the lingering ones past their time go with them."""
+        super().murder_pending()
+        self.lingering.expire(time.monotonic())
 
     def enqueue_req(self, conn) -> None:
         """gthread calls this for an accepted connection and for a kept-alive one that is

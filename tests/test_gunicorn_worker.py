@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import selectors
 import socket
 import threading
 import time
@@ -15,6 +16,7 @@ from django.urls import reverse
 from ambisite import gunicorn_worker
 from ambisite.gunicorn_worker import (
     ArrivalsFirstWorker,
+    Lingering,
     PeerLoads,
     Queues,
     deferred,
@@ -95,6 +97,39 @@ def test_the_run_loop_may_accept_only_while_the_worker_is_not_ahead_of_its_peers
     assert peers.others(1, time.monotonic()) == [10]  # and its peers see it
     peers.publish(1, 5, time.monotonic() - 60)  # the peer stopped: alone again
     assert worker.worker_connections == 1000
+
+
+def _turn(poller) -> None:
+    """One turn of a worker's loop: the callbacks of what is readable."""
+    for key, _ in poller.select(timeout=2):
+        key.data(key.fileobj)
+
+
+def test_a_closed_connection_is_read_until_the_client_closes_a_cap_is_read_or_its_time_is_up():
+    poller = selectors.DefaultSelector()
+    lingering = Lingering(poller, seconds=5, drain=10)
+    server, client = socket.socketpair()
+    lingering.add(server, now=0.0)
+    assert client.recv(1) == b""  # the FIN is sent at once
+    client.sendall(b"12345")  # read and dropped
+    _turn(poller)
+    assert len(lingering) == 1 and server.fileno() != -1
+    client.sendall(b"67890")  # the cap: closed
+    _turn(poller)
+    assert len(lingering) == 0 and server.fileno() == -1
+    server, client = socket.socketpair()
+    lingering.add(server, now=0.0)
+    client.close()  # the client's FIN: closed
+    _turn(poller)
+    assert len(lingering) == 0 and server.fileno() == -1
+    server, client = socket.socketpair()
+    lingering.add(server, now=0.0)
+    lingering.expire(now=4.9)
+    assert len(lingering) == 1
+    lingering.expire(now=5.0)  # a client that never closes: closed at the deadline
+    assert len(lingering) == 0 and server.fileno() == -1 and not poller.get_map()
+    assert not lingering.entries
+    client.close()
 
 
 # --- under gunicorn ---------------------------------------------------------------------------
@@ -179,3 +214,35 @@ def test_a_client_that_sends_nothing_holds_no_thread_and_is_closed_after_the_tim
         assert 4 < time.monotonic() - start < 9
     finally:
         silent.close()
+
+
+def _answered_not_closed(port: int, path: str) -> socket.socket:
+    """A client that reads its whole answer, and the server's FIN, and keeps its own side of
+    the connection open."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    assert data.endswith(path.encode()), data
+    return sock
+
+
+def test_a_client_that_keeps_its_side_open_after_its_answer_does_not_stall_the_worker(serve):
+    """gunicorn 27 waits for the client's FIN on the loop's thread (up to 2 s, after every
+    answer with keep-alive off): one client that never closes held up every other one."""
+    port = serve(WEB_CONCURRENCY="1", GUNICORN_THREADS="4")
+    holders = [_answered_not_closed(port, f"/hold/{n}") for n in range(3)]
+    try:
+        start = time.monotonic()
+        assert _request(port, "GET", "/s/st/") == b"/s/st/"
+        assert time.monotonic() - start < 1.5  # one request of 0.3 s; stalled: 2.3 s or more
+        time.sleep(gunicorn_worker.LINGER_S + 1)
+        for sock in holders:  # closed by now: what it still sends is refused
+            with pytest.raises(OSError):
+                for _ in range(20):
+                    sock.sendall(b"x" * 1024)
+                    time.sleep(0.05)
+    finally:
+        for sock in holders:
+            sock.close()
