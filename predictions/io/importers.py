@@ -14,6 +14,7 @@ from typing import IO
 from django.conf import settings
 from django.db import transaction
 
+from ambisite.db.statistics import analyze_after_commit
 from ambisite.request_body import announced_length, upload_body_limit
 from annotations.models import Split
 from annotations.safe_input import TooLarge
@@ -93,6 +94,7 @@ def predictions_import(
         ],
         batch_size=1000,
     )
+    analyze_after_commit(len(values), Prediction)  # scored, and charted, from the start
     run_score(run=run)
     bulk_change_announce(kind=split.dataset.task_kind)
     return run

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from ambisite.db.statistics import analyze_after_commit
 from ambisite.progress import Progress
 from annotations.models import Split
 from predictions.backends import PredictionOutput, PredictorBackend
@@ -79,6 +80,7 @@ def run_finish(run: ModelRun, *, done: int) -> None:
         )
         run.refresh_from_db()
         if finished and status == ModelRun.Status.SUCCEEDED:
+            analyze_after_commit(done, Prediction)  # its batches' rows, counted once at the end
             run_score(run=run)
 
 
