@@ -155,18 +155,21 @@ def serve(tmp_path):
         yield start
 
 
+def _exchange(sock: socket.socket, method: str, path: str) -> bytes:
+    """Send one request and read until the server closes its side; the answer's body."""
+    sock.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".encode())
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data.rpartition(b"\r\n\r\n")[2]
+
+
 def _request(port: int, method: str, path: str, timeout: float = 10) -> bytes | None:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-            sock.sendall(
-                f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n".encode()
-            )
-            data = b""
-            while chunk := sock.recv(65536):
-                data += chunk
+            return _exchange(sock, method, path)
     except OSError:
         return None
-    return data.rpartition(b"\r\n\r\n")[2]
 
 
 def _finish_order(port: int) -> list[str]:
@@ -220,11 +223,7 @@ def _answered_not_closed(port: int, path: str) -> socket.socket:
     """A client that reads its whole answer, and the server's FIN, and keeps its own side of
     the connection open."""
     sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-    data = b""
-    while chunk := sock.recv(65536):
-        data += chunk
-    assert data.endswith(path.encode()), data
+    assert _exchange(sock, "GET", path) == path.encode()
     return sock
 
 
