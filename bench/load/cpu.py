@@ -7,11 +7,16 @@ parent has reaped it): gunicorn's master for a worker recycled by ``max_requests
 postmaster for a backend whose connection closed (such a worker's). A run's CPU is therefore
 the change of (live processes + what their parent reaped) between two samples; ``used`` does
 that sum, apart from /proc so that it can be tested.
+
+The same code's CPU per item moves with the machine's pace (a virtual core on a busy host),
+so each run also records it: the hypervisor's steal time from /proc/stat, and ``pace_ms``,
+the CPU time of a fixed piece of Python, before, during (``PaceSampler``) and after the run.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -126,11 +131,80 @@ def boot_ticks() -> float:
     return float(Path("/proc/uptime").read_text().split()[0]) * HZ
 
 
-def machine_cpu() -> float:
-    """Busy CPU seconds of the whole machine since boot (all cores)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+def machine_times(first_line: str | None = None) -> tuple[float, float]:
+    """(busy, steal): CPU seconds of the whole machine since boot, all cores, from the first
+    line of /proc/stat (``first_line``, else read now). Busy is every state but idle and
+    iowait, steal included; steal is the time a virtual core wanted to run and the
+    hypervisor ran something else (another tenant): work the machine did not get to do."""
+    if first_line is None:
+        first_line = Path("/proc/stat").read_text().split("\n", 1)[0]
+    fields = [int(x) for x in first_line.split()[1:]]
+    fields += [0] * (8 - len(fields))  # kernels before 2.6.11 print no steal column
     idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / HZ
+    return (sum(fields[:8]) - idle) / HZ, fields[7] / HZ
+
+
+def machine_cpu() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores, steal included)."""
+    return machine_times()[0]
+
+
+PACE_LOOP = 300_000
+
+
+def pace_work(steps: int) -> float:
+    """CPU seconds this thread takes for ``steps`` additions and dict stores, the kind of
+    pure Python a web request is made of."""
+    t0 = time.thread_time()
+    d: dict[int, int] = {}
+    total = 0
+    for i in range(steps):
+        total += i
+        d[i & 1023] = total
+    return time.thread_time() - t0
+
+
+def pace_ms() -> float:
+    """The machine's pace now: CPU milliseconds of ``pace_work(PACE_LOOP)``, best of three.
+    CPU time, not wall time: other processes competing for the cores do not count, a slower
+    core (a busier host, a lower clock) does, so the same code's CPU per item can be read
+    against it."""
+    return round(min(pace_work(PACE_LOOP) for _ in range(3)) * 1000, 1)
+
+
+class PaceSampler:
+    """The machine's pace during a run: every ``every`` s a tenth of ``pace_work(PACE_LOOP)``
+    on its own thread (its CPU time only, so the run's load does not count), scaled to
+    milliseconds per ``PACE_LOOP``. Its own CPU (about 1 % of a core) is kept apart, for the
+    generator's figure to leave it out."""
+
+    def __init__(self, every: float = 0.5):
+        self.every, self.samples, self.cpu_s = every, [], 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="pace", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            took = pace_work(PACE_LOOP // 10)
+            self.cpu_s += took
+            self.samples.append(took * 10_000)
+
+    def start(self) -> PaceSampler:
+        self._thread.start()
+        return self
+
+    def stop(self) -> dict[str, float | int | None]:
+        """p10, p50 and p90 of the samples (ms per ``PACE_LOOP``) and their count."""
+        self._stop.set()
+        self._thread.join()
+        ordered = sorted(self.samples)
+        at = (lambda q: round(ordered[int(q * (len(ordered) - 1))], 1)) if ordered else None
+        return {
+            "p10": at(0.1) if at else None,
+            "p50": at(0.5) if at else None,
+            "p90": at(0.9) if at else None,
+            "samples": len(ordered),
+        }
 
 
 class Meter:
@@ -162,8 +236,10 @@ class Meter:
             time.sleep(0.05)
         if self.database:
             self.postmaster = postmaster_pid(self.database)
+        self.pace_before = pace_ms()  # the server idle: before its first request
+        self.pace = PaceSampler().start()
         t = os.times()
-        self.t0 = (self.web(), self.pg(), t.user + t.system, machine_cpu(), time.perf_counter())
+        self.t0 = (self.web(), self.pg(), t.user + t.system, machine_times(), time.perf_counter())
         self.load0 = os.getloadavg()[0]
         self.ticks0 = boot_ticks()
         self.arrivals: dict | None = None
@@ -178,17 +254,21 @@ class Meter:
             "postgresql_s": round(used(self.t0[1], pg).total, 2),
             # the whole machine: with the cores all busy the arrivals wait for CPU, not for
             # each other, and no order of the requests lets them all in sooner
-            "machine_s": round(machine_cpu() - self.t0[3], 2),
+            "machine_s": round(machine_cpu() - self.t0[3][0], 2),
+            "steal_s": round(machine_times()[1] - self.t0[3][1], 2),
             "cores": os.cpu_count(),
         }
 
     def stop(self) -> dict:
+        pace = self.pace.stop()
         t = os.times()
         web_now, pg_now = self.web(), self.pg()
         web, pg = used(self.t0[0], web_now), used(self.t0[1], pg_now)
-        gen = t.user + t.system - self.t0[2]
-        busy, wall = machine_cpu() - self.t0[3], time.perf_counter() - self.t0[4]
+        gen = t.user + t.system - self.t0[2] - self.pace.cpu_s
+        busy, steal = (now - then for now, then in zip(machine_times(), self.t0[3]))
+        wall = time.perf_counter() - self.t0[4]
         workers, replaced = self.workers()
+        pace_after = pace_ms()  # after the run's own CPU was read: not counted in it
         return {
             "wall_s": round(wall, 1),
             "web_s": round(web.total, 1),
@@ -198,8 +278,16 @@ class Meter:
             # database of the cluster: on a shared server, others' closed connections too
             "postgresql_exited_s": round(pg.exited, 1),
             "generator_s": round(gen, 1),
-            "other_s": round(max(0.0, busy - web.total - pg.total - gen), 1),
+            "other_s": round(max(0.0, busy - steal - web.total - pg.total - gen), 1),
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
+            # of the machine's cores x wall time, the share the hypervisor gave to others
+            # (in busy, not in any process's CPU): the same code runs slower when it is high
+            "steal_s": round(steal, 1),
+            "steal_pct": round(100 * steal / (wall * (os.cpu_count() or 1)), 1),
+            # pace_ms before the run (server idle) and after it, and PaceSampler's during
+            # it: a run whose CPU per item is high on a slow pace is the machine, not the code
+            "pace_ms": [self.pace_before, pace_after],
+            "pace_during_ms": pace,
             "load_avg_1m": [round(self.load0, 2), round(os.getloadavg()[0], 2)],
             "until_arrivals": self.arrivals,
             # per live worker since it started, most first; the largest share of the web CPU

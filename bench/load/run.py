@@ -184,7 +184,9 @@ def line(tool: str, n: int, r: dict) -> str:
         f" gen {c['generator_s']} other {c['other_s']} s "
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
         f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
-        f" +{c.get('replaced_workers_s', 0.0)} s)"
+        f" +{c.get('replaced_workers_s', 0.0)} s; steal {c.get('steal_pct', 0.0)} %,"
+        f" pace {c.get('pace_ms')} ms, during p10/p50/p90"
+        f" {'/'.join(str(v) for k, v in c.get('pace_during_ms', {}).items() if k != 'samples')})"
     )
     if "integrity" in r:
         i = r["integrity"]

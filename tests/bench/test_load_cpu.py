@@ -91,3 +91,52 @@ def test_a_child_that_exits_is_counted_through_its_parents_reaped_time():
     # its CPU before the start is not counted again; a kill leaves little after it
     assert 0.0 <= result.total < 0.2
     assert result.exited == pytest.approx(result.total)
+
+
+def test_the_machine_line_counts_steal_as_busy_and_apart():
+    # user nice system idle iowait irq softirq steal guest guest_nice, in clock ticks
+    line = f"cpu  {7 * cpu.HZ} 0 {cpu.HZ} {50 * cpu.HZ} {2 * cpu.HZ} 0 0 {3 * cpu.HZ} 0 0"
+    busy, steal = cpu.machine_times(line)
+    assert (busy, steal) == (11.0, 3.0)  # 7 + 1 + 3: idle and iowait are not busy
+
+
+def test_a_kernel_without_the_steal_column_reads_none():
+    assert cpu.machine_times(f"cpu  {cpu.HZ} 0 0 {cpu.HZ} 0") == (1.0, 0.0)
+
+
+def test_the_machine_is_read_from_proc_stat():
+    busy, steal = cpu.machine_times()
+    assert busy > 0 and 0 <= steal <= busy
+
+
+def test_the_pace_is_the_best_of_three_in_process_cpu_time(monkeypatch):
+    # three runs that take 80, 60 and 70 ms of this process's CPU: the pace is the fastest
+    ticks = iter([0.0, 0.08, 1.0, 1.06, 2.0, 2.07])
+    monkeypatch.setattr(cpu.time, "thread_time", lambda: next(ticks))
+    assert cpu.pace_ms() == 60.0
+
+
+def test_the_sampler_reads_the_pace_during_a_run_and_keeps_its_own_cpu_apart():
+    sampler = cpu.PaceSampler(every=0.01).start()
+    deadline = time.monotonic() + 10
+    while len(sampler.samples) < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    found = sampler.stop()
+    assert found["samples"] >= 5
+    assert 0 < found["p10"] <= found["p50"] <= found["p90"]
+    # each sample is a tenth of the loop, scaled: its CPU is a tenth of the figure
+    assert sampler.cpu_s == pytest.approx(sum(sampler.samples) / 10_000)
+    assert not sampler._thread.is_alive()
+
+
+def test_a_sampler_stopped_at_once_reports_no_pace():
+    assert cpu.PaceSampler(every=60).start().stop() == {
+        "p10": None,
+        "p50": None,
+        "p90": None,
+        "samples": 0,
+    }
+
+
+def test_the_pace_of_this_machine_is_measured():
+    assert 0 < cpu.pace_ms() < 5_000

@@ -7,6 +7,7 @@ exit 0, print its result lines, leave bench/results/ untouched and drop its scra
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -103,7 +104,11 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
     )
     assert burst and float(burst.group(1)) > 0 and float(burst.group(2)) > 0, out
     assert "not exactly at quota 0" in out
-    assert (tmp_path / "load.json").is_file()
+    # the machine's pace and the hypervisor's steal beside each run's CPU
+    assert re.search(r"steal [\d.]+ %, pace \[[\d.]+, [\d.]+\] ms, during p10/p50/p90", out)
+    steady = json.loads((tmp_path / "load.json").read_text())["runs"][0]["cpu"]
+    assert all(ms > 0 for ms in steady["pace_ms"]) and steady["steal_s"] >= 0
+    assert steady["pace_during_ms"]["samples"] >= 0
 
 
 # bench/dashboards.py's pages in their default scope (dashboards.precompute.default_paths)
