@@ -198,13 +198,11 @@ class PaceSampler:
         self._stop.set()
         self._thread.join()
         ordered = sorted(self.samples)
-        at = (lambda q: round(ordered[int(q * (len(ordered) - 1))], 1)) if ordered else None
-        return {
-            "p10": at(0.1) if at else None,
-            "p50": at(0.5) if at else None,
-            "p90": at(0.9) if at else None,
-            "samples": len(ordered),
-        }
+
+        def at(q: float) -> float | None:
+            return round(ordered[int(q * (len(ordered) - 1))], 1) if ordered else None
+
+        return {"p10": at(0.1), "p50": at(0.5), "p90": at(0.9), "samples": len(ordered)}
 
 
 class Meter:
@@ -278,7 +276,9 @@ class Meter:
             # database of the cluster: on a shared server, others' closed connections too
             "postgresql_exited_s": round(pg.exited, 1),
             "generator_s": round(gen, 1),
-            "other_s": round(max(0.0, busy - steal - web.total - pg.total - gen), 1),
+            "other_s": round(
+                max(0.0, busy - steal - web.total - pg.total - gen - self.pace.cpu_s), 1
+            ),
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
             # of the machine's cores x wall time, the share the hypervisor gave to others
             # (in busy, not in any process's CPU): the same code runs slower when it is high
