@@ -144,11 +144,6 @@ def machine_times(first_line: str | None = None) -> tuple[float, float]:
     return (sum(fields[:8]) - idle) / HZ, fields[7] / HZ
 
 
-def machine_cpu() -> float:
-    """Busy CPU seconds of the whole machine since boot (all cores, steal included)."""
-    return machine_times()[0]
-
-
 PACE_LOOP = 300_000
 
 
@@ -246,14 +241,15 @@ class Meter:
         """CPU seconds of web and PostgreSQL from the start until every participant is past
         its arrival (called once, from the generator's event loop)."""
         web, pg, wall = self.web(), self.pg(), time.perf_counter()
+        busy, steal = machine_times()
         self.arrivals = {
             "wall_s": round(wall - self.t0[4], 2),
             "web_s": round(used(self.t0[0], web).total, 2),
             "postgresql_s": round(used(self.t0[1], pg).total, 2),
             # the whole machine: with the cores all busy the arrivals wait for CPU, not for
             # each other, and no order of the requests lets them all in sooner
-            "machine_s": round(machine_cpu() - self.t0[3][0], 2),
-            "steal_s": round(machine_times()[1] - self.t0[3][1], 2),
+            "machine_s": round(busy - self.t0[3][0], 2),
+            "steal_s": round(steal - self.t0[3][1], 2),
             "cores": os.cpu_count(),
         }
 
@@ -262,7 +258,8 @@ class Meter:
         t = os.times()
         web_now, pg_now = self.web(), self.pg()
         web, pg = used(self.t0[0], web_now), used(self.t0[1], pg_now)
-        gen = t.user + t.system - self.t0[2] - self.pace.cpu_s
+        own = t.user + t.system - self.t0[2]  # this process: the generator and the sampler
+        gen = own - self.pace.cpu_s
         busy, steal = (now - then for now, then in zip(machine_times(), self.t0[3]))
         wall = time.perf_counter() - self.t0[4]
         workers, replaced = self.workers()
@@ -276,9 +273,7 @@ class Meter:
             # database of the cluster: on a shared server, others' closed connections too
             "postgresql_exited_s": round(pg.exited, 1),
             "generator_s": round(gen, 1),
-            "other_s": round(
-                max(0.0, busy - steal - web.total - pg.total - gen - self.pace.cpu_s), 1
-            ),
+            "other_s": round(max(0.0, busy - steal - web.total - pg.total - own), 1),
             "machine_busy_pct": round(100 * busy / (wall * (os.cpu_count() or 1)), 1),
             # of the machine's cores x wall time, the share the hypervisor gave to others
             # (in busy, not in any process's CPU): the same code runs slower when it is high

@@ -173,6 +173,7 @@ def counts(spec: str, capacity: int) -> list[int]:
 
 def line(tool: str, n: int, r: dict) -> str:
     p, a, c = r["pair_ms"], r["arrivals"], r["cpu"]
+    pace = c.get("pace_during_ms", {})
     errors = sum(r["http_errors"].values())
     text = (
         f"{tool:8} {n:4} | {r['items_per_s'] or 0:7.1f} items/s (window s {r.get('window_s')},"
@@ -185,8 +186,8 @@ def line(tool: str, n: int, r: dict) -> str:
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
         f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
         f" +{c.get('replaced_workers_s', 0.0)} s; steal {c.get('steal_pct', 0.0)} %,"
-        f" pace {c.get('pace_ms')} ms, during p10/p50/p90"
-        f" {'/'.join(str(v) for k, v in c.get('pace_during_ms', {}).items() if k != 'samples')})"
+        f" pace {c.get('pace_ms')} ms, during p10/p50/p90 {pace.get('p10')}/{pace.get('p50')}"
+        f"/{pace.get('p90')})"
     )
     if "integrity" in r:
         i = r["integrity"]

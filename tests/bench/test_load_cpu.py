@@ -109,8 +109,8 @@ def test_the_machine_is_read_from_proc_stat():
     assert busy > 0 and 0 <= steal <= busy
 
 
-def test_the_pace_is_the_best_of_three_in_process_cpu_time(monkeypatch):
-    # three runs that take 80, 60 and 70 ms of this process's CPU: the pace is the fastest
+def test_the_pace_is_the_best_of_three_in_thread_cpu_time(monkeypatch):
+    # three runs that take 80, 60 and 70 ms of this thread's CPU: the pace is the fastest
     ticks = iter([0.0, 0.08, 1.0, 1.06, 2.0, 2.07])
     monkeypatch.setattr(cpu.time, "thread_time", lambda: next(ticks))
     assert cpu.pace_ms() == 60.0
