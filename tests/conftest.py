@@ -178,16 +178,49 @@ def browser(chromium, live_requests, request):
     live_requests.hold(request.node.nodeid)
     yield chromium
     for context in chromium.contexts:
-        context.close()
+        close_context(context, live_requests)
     live_requests.release()
 
 
+# The address a participant page's hold heartbeat posts to (studies/templatetags/hold_tags.py),
+# "" on any other page.
+HOLD_ADDRESS = """() => {
+  const me = document.querySelector('meta[name="hold-heartbeat"]');
+  return me && me.content ? new URL(me.content, location.href).pathname : "";
+}"""
+
+
+def close_context(context, live_requests) -> None:
+    """Leave each of the context's pages (``leave_page``), then close it."""
+    for tab in context.pages:
+        leave_page(tab, live_requests)
+    context.close()
+
+
+def leave_page(tab, live_requests) -> None:
+    """Leave the page for about:blank; if it holds a batch, wait until the live server has
+    answered its closing beacon (static/js/participant.js sends it on ``pagehide``, and Chromium
+    may deliver it after the navigation and even after the context has closed)."""
+    import time
+
+    from playwright.sync_api import Error as PlaywrightError
+
+    try:
+        hold = tab.evaluate(HOLD_ADDRESS)
+        since = time.monotonic()
+        tab.goto("about:blank")
+    except PlaywrightError:  # a page closed, crashed or mid-navigation: nothing left to wait for
+        return
+    if hold:
+        live_requests.answered_since(hold, since)
+
+
 @pytest.fixture
-def page(browser):
+def page(browser, live_requests):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     tab = context.new_page()
     yield tab
-    context.close()
+    close_context(context, live_requests)
 
 
 def screenshot(tab, name: str) -> Path:

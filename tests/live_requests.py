@@ -5,13 +5,16 @@ A browser page can outlive its test: a page left open polls (static/js/study_det
 page that closes sends a beacon (``pagehide``) that the server answers after
 ``BrowserContext.close()`` has returned. Such a request reaches the live server once the test's
 database is flushed and pytest-django blocks access to it again: the server thread prints
-"Database access not allowed". The browser fixture closes the test's pages, waits here until
-the server has answered their last requests, and asserts that Chromium sent none while no test
-held it.
+"Database access not allowed". The browser fixture leaves each of the test's pages for
+about:blank, waits here until the server has answered the closing beacon of a page that holds a
+batch (``answered_since``: Chromium may send it well after the navigation has returned, more so
+on a loaded machine), closes the contexts, waits until the server has answered their last
+requests, and asserts that Chromium sent none while no test held it.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -33,26 +36,42 @@ class LiveRequests:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._last_start = 0.0
+        self._answered: dict[str, float] = {}  # path -> start of the latest request answered
 
     def __call__(self, environ: dict[str, Any], start_response: Callable) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
         with self._lock:
             self._in_flight += 1
-            self._last_start = time.monotonic()
+            self._last_start = start = time.monotonic()
             if not self.owner and CHROMIUM_AGENT in environ.get("HTTP_USER_AGENT", ""):
                 self.stragglers.append(
                     f"{environ['REQUEST_METHOD']} {environ['PATH_INFO']}"
                     f" (after {self.last_owner or 'no test'})"
                 )
+        done = functools.partial(self._done, path, start)
         try:
             result = self.app(environ, start_response)
         except BaseException:
-            self._done()
+            done()
             raise
-        return _Body(result, self._done)  # in flight until the server has sent and closed it
+        return _Body(result, done)  # in flight until the server has sent and closed it
 
-    def _done(self) -> None:
+    def _done(self, path: str, start: float) -> None:
         with self._lock:
             self._in_flight -= 1
+            self._answered[path] = max(start, self._answered.get(path, start))
+
+    def answered_since(self, path: str, since: float, timeout: float = 5.0) -> bool:
+        """Wait until the server has answered a request for ``path`` that started at or after
+        ``since`` (a monotonic time); False if none came within ``timeout`` seconds (the
+        straggler check still catches one that comes later)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if self._answered.get(path, -1.0) >= since:
+                    return True
+            time.sleep(0.01)
+        return False
 
     def hold(self, nodeid: str) -> None:
         self.owner = nodeid

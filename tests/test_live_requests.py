@@ -63,3 +63,27 @@ def test_release_waits_for_a_quiet_moment_after_the_last_request_started():
     start = time.monotonic()
     requests.release(quiet=0.2)
     assert time.monotonic() - start >= 0.15
+
+
+def test_answered_since_waits_for_a_request_for_the_path_that_started_after_the_mark():
+    requests = LiveRequests(hello)
+    requests.hold("tests/x.py::test_one")
+    call(requests, "/s/demo/hold/").close()  # a heartbeat before the page was left
+    mark = time.monotonic()
+    assert not requests.answered_since("/s/demo/hold/", mark, timeout=0.05)
+    beacon = threading.Timer(0.2, lambda: call(requests, "/s/demo/hold/").close())
+    beacon.start()
+    call(requests, "/s/other/hold/").close()  # another path does not count
+    start = time.monotonic()
+    assert requests.answered_since("/s/demo/hold/", mark, timeout=5)
+    assert 0.1 <= time.monotonic() - start < 5
+    beacon.join()
+
+
+def test_a_beacon_still_being_answered_is_not_answered_yet():
+    requests = LiveRequests(hello)
+    mark = time.monotonic()
+    body = call(requests, "/s/demo/hold/")
+    assert not requests.answered_since("/s/demo/hold/", mark, timeout=0.05)
+    body.close()
+    assert requests.answered_since("/s/demo/hold/", mark, timeout=0.05)
