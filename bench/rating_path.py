@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -35,6 +36,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
+FORM = "application/x-www-form-urlencoded"
 PER_PARTICIPANT = 30
 
 
@@ -59,6 +61,12 @@ def make_study():
     return open_study(SETUPS, per_participant=PER_PARTICIPANT, ratings=5, checks=1, slug="bench")
 
 
+def post_form(client, url: str, data: dict, **kwargs):
+    """POST ``data`` urlencoded, as a browser's form and participant.js send it (the test
+    client's default, multipart, costs the server more to parse than a browser would)."""
+    return client.post(url, urlencode(data), content_type=FORM, **kwargs)
+
+
 ARRIVAL_PAGES = ("link", "consent", "qualification page", "qualification answer", "first item")
 
 
@@ -73,13 +81,13 @@ def arrive(client, study, pid: str, on_page=None):
     token = re.search(r'name="token" value="([^"]+)"', page.content.decode()).group(1)
     data = {"pid": pid, "study_id": "st", "session_id": "se", "token": token}
     consent = f"/s/{study.slug}/consent/"
-    answer = on_page("consent", lambda: client.post(consent, data))
+    answer = on_page("consent", lambda: post_form(client, consent, data))
     if answer.status_code != 200:
         on_page("qualification page", lambda: client.get(answer["Location"]))
     answers = {f"q{q.pk}": q.expected for q in study.check_questions.all()}
     graded = on_page(
         "qualification answer",
-        lambda: client.post(f"/s/{study.slug}/qualification/", answers),
+        lambda: post_form(client, f"/s/{study.slug}/qualification/", answers),
     )
     if graded.status_code == 200:
         return graded
@@ -105,7 +113,7 @@ def rate_all(client, study, first, checks, on_item, script: bool = False) -> int
         url = f"/s/{study.slug}/rate/{pos}/"
         data = {"score": checks.get(pos, 3), "comment": ""}
         response = on_item(
-            lambda url=url, data=data: client.post(url, data, follow=True, headers=headers)
+            lambda url=url, data=data: post_form(client, url, data, follow=True, headers=headers)
         )
         n += 1
         pos = position(response)
