@@ -9,7 +9,9 @@ that follows it):
 
 * SQL queries (counted with ``CaptureQueriesContext`` for one participant), and
 * CPU milliseconds of the process (``time.process_time``) over ``--participants`` more,
-  with query logging off,
+  with query logging off, and the machine's pace before and after them (``pace_ms`` of
+  bench/load/cpu.py: this kind of machine runs the same code at two speeds, so two runs
+  compare only at the same pace),
 
 and the same for one arrival (link to the first item page). Run it with DEBUG=0 so the
 production template loader and settings are used:
@@ -32,7 +34,9 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "bench" / "load"))
 
+from cpu import pace_ms  # noqa: E402  (bench/load/ is on the path)
 from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
@@ -219,6 +223,7 @@ def main() -> None:
         cpu_item.append((time.process_time() - t0) * 1000)
         return response
 
+    pace_before = pace_ms()  # the machine's speed: the same code's CPU follows it
     for n in range(2, 2 + args.participants):
         # a new browser, but the same handler: a new Client would load the middleware again
         # (WhiteNoise indexes every static file then, which a web process does once)
@@ -227,6 +232,7 @@ def main() -> None:
         first = arrive(client, study, f"{n:024x}", page_timed)
         cpu_arrival.append((time.process_time() - t0) * 1000)
         rate_all(client, study, first, checks_of(f"{n:024x}"), timed, script)
+    pace_after = pace_ms()
     vendor = connection.vendor
     print(
         f"database: {vendor}; DEBUG={settings.DEBUG}; client {args.client};"
@@ -248,6 +254,10 @@ def main() -> None:
         f"per rated item (POST + next page): {statistics.mean(per_item):.1f} queries "
         f"(min {min(per_item)}, max {max(per_item)}), "
         f"{statistics.median(cpu_item):.2f} ms CPU median, {statistics.mean(cpu_item):.2f} mean"
+    )
+    print(
+        f"machine pace (bench/load/cpu.py, lower is faster): {pace_before:.1f} ms before,"
+        f" {pace_after:.1f} ms after; compare runs at the same pace"
     )
     if profiler:
         import pstats

@@ -82,6 +82,8 @@ def test_rating_path_smoke_walks_a_participant(tmp_path):
     for page in ("qualification page", "first item"):  # in the consent's, the test's answer
         assert re.search(rf"^  {page}: in the answer to the POST before it$", out, re.M), out
     assert re.search(r"per rated item \(POST \+ next page\): [\d.]+ queries", out)
+    pace = re.search(r"^machine pace .*: ([\d.]+) ms before, ([\d.]+) ms after", out, re.M)
+    assert pace and all(float(ms) > 0 for ms in pace.groups()), out
 
 
 def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_path):
