@@ -40,8 +40,8 @@ from cpu import pace_ms  # noqa: E402  (bench/load/ is on the path)
 from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
-FORM = "application/x-www-form-urlencoded"
 PER_PARTICIPANT = 30
+FORM = "application/x-www-form-urlencoded"
 
 
 def setup_django(url: str) -> None:

@@ -10,6 +10,7 @@ import functools
 import importlib
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -201,8 +202,6 @@ def leave_page(tab, live_requests) -> None:
     """Leave the page for about:blank; if it holds a batch, wait until the live server has
     answered its closing beacon (static/js/participant.js sends it on ``pagehide``, and Chromium
     may deliver it after the navigation and even after the context has closed)."""
-    import time
-
     from playwright.sync_api import Error as PlaywrightError
 
     try:
