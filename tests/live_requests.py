@@ -45,8 +45,7 @@ class LiveRequests:
             self._last_start = start = time.monotonic()
             if not self.owner and CHROMIUM_AGENT in environ.get("HTTP_USER_AGENT", ""):
                 self.stragglers.append(
-                    f"{environ['REQUEST_METHOD']} {path}"
-                    f" (after {self.last_owner or 'no test'})"
+                    f"{environ['REQUEST_METHOD']} {path} (after {self.last_owner or 'no test'})"
                 )
         done = functools.partial(self._done, path, start)
         try:
