@@ -19,6 +19,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
+from .importers import get_or_create_many
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -217,11 +218,12 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
         raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
     split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
     existing = dict(Sample.objects.filter(split=split).values_list("dataset_id", "id"))
-    created = 0
+    new: dict[str, tuple[int, Pair]] = {}  # key -> (position, pair), its first in the file
     for position, pair in enumerate(data.pairs):
         if pair.key not in existing:
-            existing[pair.key] = _pair_create(split, position, pair).pk
-            created += 1
+            new.setdefault(pair.key, (position, pair))
+    existing |= _pairs_create(split, list(new.values()))
+    created = len(new)
     raters = _raters({j.subject for j in data.judgments})
     before = Rating.objects.filter(sample__split=split).count()
     Rating.objects.bulk_create(_ratings(data.judgments, existing, raters), ignore_conflicts=True)
@@ -242,27 +244,64 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     )
 
 
-def _pair_create(split: Split, position: int, pair: Pair) -> Sample:
-    homonym, _ = Homonym.objects.get_or_create(form=pair.word)
-    setup, _ = Setup.objects.get_or_create(
-        homonym=homonym, precontext=pair.sentence1, sentence=pair.sentence2
+def _pairs_create(split: Split, pairs: list[tuple[int, Pair]]) -> dict[str, int]:
+    """The pairs' homonyms, setups and stories (found or made), then their samples and labels,
+    in bulk (``importers.get_or_create_many``, as the AmbiStory import writes them); returns
+    ``{key: sample id}``."""
+    if not pairs:
+        return {}
+    homonyms = get_or_create_many(
+        Homonym,
+        dict.fromkeys((pair.word,) for _, pair in pairs),
+        ("form",),
+        lambda k: Homonym(form=k[0]),
     )
-    story, _ = Story.objects.get_or_create(setup=setup, ending="")
-    sample = Sample.objects.create(
-        split=split, story=story, sense=None, dataset_id=pair.key, position=position
+    setup_key = {
+        pair.key: (homonyms[(pair.word,)].id, pair.sentence1, pair.sentence2) for _, pair in pairs
+    }
+    setups = get_or_create_many(
+        Setup,
+        dict.fromkeys(setup_key.values()),
+        ("homonym_id", "precontext", "sentence"),
+        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
     )
-    SentencePair.objects.create(
-        sample=sample,
-        target=pair.target,
-        same_sense=pair.same_sense,
-        ambiguity_type=pair.ambiguity_type,
-        word_class=pair.word_class,
-        version=pair.version,
-        dominance=pair.dominance,
-        distance_bert=pair.distance_bert,
-        distance_elmo=pair.distance_elmo,
+    stories = get_or_create_many(
+        Story,
+        dict.fromkeys((row.id, "") for row in setups.values()),
+        ("setup_id", "ending"),
+        lambda k: Story(setup_id=k[0], ending=k[1]),
     )
-    return sample
+    samples = Sample.objects.bulk_create(
+        [
+            Sample(
+                split=split,
+                story_id=stories[(setups[setup_key[pair.key]].id, "")].id,
+                sense=None,
+                dataset_id=pair.key,
+                position=position,
+            )
+            for position, pair in pairs
+        ],
+        batch_size=500,
+    )
+    SentencePair.objects.bulk_create(
+        [
+            SentencePair(
+                sample=sample,
+                target=pair.target,
+                same_sense=pair.same_sense,
+                ambiguity_type=pair.ambiguity_type,
+                word_class=pair.word_class,
+                version=pair.version,
+                dominance=pair.dominance,
+                distance_bert=pair.distance_bert,
+                distance_elmo=pair.distance_elmo,
+            )
+            for sample, (_, pair) in zip(samples, pairs, strict=True)
+        ],
+        batch_size=500,
+    )
+    return {sample.dataset_id: sample.pk for sample in samples}
 
 
 def _raters(subjects: set[str]) -> dict[str, int]:
