@@ -87,6 +87,31 @@ def _fresh_memory_caches():
     free_counts.forget()  # the arrivals' per-process count of free slots
 
 
+class _PinnedClock:
+    """``time`` for ambisite.ratelimit: the real module, but ``time()`` stays at one instant."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+    def __getattr__(self, name: str):
+        return getattr(time, name)
+
+
+@pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch):
+    """The rate limits count in fixed windows of a minute (``ambisite.ratelimit``); in this
+    process every test counts in the window it started in, so a test of "2 allowed, then 429"
+    cannot fail because its requests straddled a minute's end (CI failed so once: the 20th of
+    20 requests from one address was let through in the next minute). Servers in other
+    processes (the fault tests' gunicorn) keep the real clock."""
+    from ambisite import ratelimit
+
+    monkeypatch.setattr(ratelimit, "time", _PinnedClock(time.time()))
+
+
 @pytest.fixture
 def researcher(django_user_model):
     return django_user_model.objects.create_user(
