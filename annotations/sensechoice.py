@@ -20,6 +20,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
+from .importers import get_or_create_many
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -246,10 +247,21 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     )
     if ds.task_kind != TaskKind.SENSE_CHOICE:
         raise SenseChoiceFormatError(f"dataset {ds.name} exists with task kind {ds.task_kind}")
-    for lemma, candidates in data.senses.items():
-        homonym, _ = Homonym.objects.get_or_create(form=lemma)
-        for c in candidates:
-            Sense.objects.get_or_create(homonym=homonym, gloss=c.gloss, example_sentence="")
+    homonyms = get_or_create_many(
+        Homonym,
+        dict.fromkeys([(lemma,) for lemma in data.senses] + [(i.lemma,) for i in data.items]),
+        ("form",),
+        lambda k: Homonym(form=k[0]),
+    )
+    hid = {form: row.id for (form,), row in homonyms.items()}
+    get_or_create_many(
+        Sense,
+        dict.fromkeys(
+            (hid[lemma], c.gloss, "") for lemma, cands in data.senses.items() for c in cands
+        ),
+        ("homonym_id", "gloss", "example_sentence"),
+        lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
+    )
     splits = {
         name: Split.objects.get_or_create(dataset=ds, name=name)[0]
         for name in sorted({item.split for item in data.items})
@@ -257,12 +269,10 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     existing = set(
         Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
     )
-    created = written = 0
-    for position, item in enumerate(data.items):
-        if (item.split, item.id) not in existing:
-            _item_create(splits[item.split], position, item)
-            created += 1
-            written += 1 + len(item.candidates)
+    new = [(n, item) for n, item in enumerate(data.items) if (item.split, item.id) not in existing]
+    _items_create(splits, hid, new)
+    created = len(new)
+    written = sum(1 + len(item.candidates) for _, item in new)
     if created:
         data_changed(kind=ds.task_kind, split_ids=[s.pk for s in splits.values()])
         analyze_imported(written)
@@ -273,27 +283,57 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     return SenseChoiceReport(items=len(data.items), items_created=created, sets=sets)
 
 
-def _item_create(split: Split, position: int, item: Item) -> None:
-    homonym, _ = Homonym.objects.get_or_create(form=item.lemma)
-    setup, _ = Setup.objects.get_or_create(homonym=homonym, precontext="", sentence=item.context)
-    story, _ = Story.objects.get_or_create(setup=setup, ending="")
-    sample = Sample.objects.create(
-        split=split,
-        story=story,
-        sense=None,
-        item_set=item.item_set,
-        dataset_id=item.id,
-        position=position,
+def _items_create(
+    splits: dict[str, Split], hid: dict[str, int], items: list[tuple[int, Item]]
+) -> None:
+    """The items' setups and stories (found or made), then their samples and candidates, in
+    bulk (``importers.get_or_create_many``, as the AmbiStory and RAW-C imports write them);
+    ``items``: (position in the file, item)."""
+    if not items:
+        return
+    setups = get_or_create_many(
+        Setup,
+        dict.fromkeys((hid[item.lemma], "", item.context) for _, item in items),
+        ("homonym_id", "precontext", "sentence"),
+        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
+    )
+    stories = get_or_create_many(
+        Story,
+        dict.fromkeys((row.id, "") for row in setups.values()),
+        ("setup_id", "ending"),
+        lambda k: Story(setup_id=k[0], ending=k[1]),
+    )
+
+    def story_id(item: Item) -> int:
+        return stories[(setups[(hid[item.lemma], "", item.context)].id, "")].id
+
+    samples = Sample.objects.bulk_create(
+        [
+            Sample(
+                split=splits[item.split],
+                story_id=story_id(item),
+                sense=None,
+                item_set=item.item_set,
+                dataset_id=item.id,
+                position=position,
+            )
+            for position, item in items
+        ],
+        batch_size=500,
     )
     SenseCandidate.objects.bulk_create(
-        SenseCandidate(
-            sample=sample,
-            index=i,
-            key=c.key,
-            gloss=c.gloss,
-            synonyms=list(c.synonyms),
-            examples=list(c.examples),
-            is_gold=i == item.gold,
-        )
-        for i, c in enumerate(item.candidates)
+        [
+            SenseCandidate(
+                sample=sample,
+                index=i,
+                key=c.key,
+                gloss=c.gloss,
+                synonyms=list(c.synonyms),
+                examples=list(c.examples),
+                is_gold=i == item.gold,
+            )
+            for sample, (_, item) in zip(samples, items, strict=True)
+            for i, c in enumerate(item.candidates)
+        ],
+        batch_size=1000,
     )
