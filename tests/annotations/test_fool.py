@@ -132,3 +132,38 @@ def test_the_docs_give_the_shipped_samples_true_counts():
     stated = "**18** homonyms", "**60** sentences", f"**{len(lemmas)}** of those 18 words"
     assert all(s in docs for s in stated)
     assert f"({', '.join(lemmas)})" in docs
+
+
+@pytest.mark.django_db
+def test_a_later_file_with_more_items_adds_only_those_and_reuses_the_texts_already_stored():
+    from dataclasses import replace
+
+    from annotations.models import SenseCandidate, Setup, Story
+
+    data = _data()
+    first = replace(data, items=data.items[::2])  # every other item, then all of them
+    assert sense_choice_import(data=first).items_created == 12
+    stored = {s.dataset_id: s.pk for s in Sample.objects.filter(split__dataset=_dataset())}
+    assert sense_choice_import(data=data).items_created == 12
+    samples = Sample.objects.filter(split__dataset=_dataset())
+    assert samples.count() == 24
+    assert {s.dataset_id: s.pk for s in samples if s.dataset_id in stored} == stored  # kept
+    # one setup and one story per distinct sentence, whichever import brought it
+    contexts = {i.context for i in data.items}
+    assert Setup.objects.filter(sentence__in=contexts).count() == len(contexts)
+    assert Story.objects.filter(setup__sentence__in=contexts).count() == len(contexts)
+    for item in data.items:
+        sample = samples.get(dataset_id=item.id)
+        assert sample.story.setup.sentence == item.context
+        assert sample.story.setup.homonym.form == item.lemma
+        assert sample.item_set == item.item_set and sample.split.name == item.split
+        candidates = SenseCandidate.objects.filter(sample=sample).order_by("index")
+        assert [(c.key, c.is_gold) for c in candidates] == [
+            (c.key, n == item.gold) for n, c in enumerate(item.candidates)
+        ]
+
+
+def _dataset():
+    from annotations.models import Dataset
+
+    return Dataset.objects.get(name="fool-layout")

@@ -67,6 +67,35 @@ def test_a_second_import_changes_nothing(imported, rawc_data):
     assert Rating.objects.filter(sample__split=imported).count() == 8624
 
 
+@pytest.mark.django_db
+def test_a_file_with_more_pairs_adds_only_those_with_their_labels(rawc_data):
+    from dataclasses import replace
+
+    half = {p.key for p in rawc_data.pairs[::2]}
+    first = replace(
+        rawc_data,
+        pairs=[p for p in rawc_data.pairs if p.key in half],
+        judgments=[j for j in rawc_data.judgments if j.key in half],
+    )
+    assert rawc_import(data=first).pairs_created == 336
+    kept = dict(Sample.objects.values_list("dataset_id", "pk"))
+    report = rawc_import(data=rawc_data)
+    assert (report.pairs_created, report.judgments_created) == (336, 8624 - len(first.judgments))
+    samples = Sample.objects.filter(split__dataset__name="raw-c")
+    assert {k: v for k, v in samples.values_list("dataset_id", "pk") if k in kept} == kept
+    assert samples.count() == 672 and samples.values("story__setup").distinct().count() == 672
+    labels = {p.sample.dataset_id: p for p in SentencePair.objects.select_related("sample")}
+    for pair in rawc_data.pairs:
+        label = labels[pair.key]
+        assert (label.target, label.same_sense, label.distance_bert) == (
+            pair.target, pair.same_sense, pair.distance_bert,
+        )  # fmt: skip
+        setup = label.sample.story.setup
+        assert (setup.homonym.form, setup.precontext, setup.sentence) == (
+            pair.word, pair.sentence1, pair.sentence2,
+        )  # fmt: skip
+
+
 def _independent_loao() -> list[float]:
     """Straight from the CSV: each subject against the others' mean of the same pairs."""
     scores = defaultdict(dict)
