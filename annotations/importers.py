@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -203,6 +203,26 @@ def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) ->
         for row in model.objects.filter(**{f"{lookup_field}__in": {k[0] for k in missing}}):
             found.setdefault(tuple(getattr(row, f) for f in key_fields), row)
     return found
+
+
+def stories_without_ending(keys: Iterable[tuple[int, str, str]]) -> dict[tuple, Story]:
+    """The story without an ending of each setup key (homonym id, precontext, sentence), its
+    setup and story found or bulk-created (``get_or_create_many``): the texts of the kinds
+    that have no endings (RAW-C pairs, sense-choice items, usage pairs)."""
+    wanted = dict.fromkeys(keys)
+    setups = get_or_create_many(
+        Setup,
+        wanted,
+        ("homonym_id", "precontext", "sentence"),
+        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
+    )
+    stories = get_or_create_many(
+        Story,
+        dict.fromkeys((setups[k].pk, "") for k in wanted),
+        ("setup_id", "ending"),
+        lambda k: Story(setup_id=k[0], ending=k[1]),
+    )
+    return {k: stories[(setups[k].pk, "")] for k in wanted}
 
 
 def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:

@@ -19,7 +19,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
-from .importers import get_or_create_many
+from .importers import get_or_create_many, stories_without_ending
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -28,9 +28,7 @@ from .models import (
     Rating,
     Sample,
     SentencePair,
-    Setup,
     Split,
-    Story,
     TaskKind,
     score_range,
 )
@@ -245,9 +243,8 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
 
 
 def _pairs_create(split: Split, pairs: list[tuple[int, Pair]]) -> dict[str, int]:
-    """The pairs' homonyms, setups and stories (found or made), then their samples and labels,
-    in bulk (``importers.get_or_create_many``, as the AmbiStory import writes them); returns
-    ``{key: sample id}``."""
+    """The pairs' homonyms and stories (found or made: ``importers``' rules), then their
+    samples and labels, in bulk; returns ``{key: sample id}``."""
     if not pairs:
         return {}
     homonyms = get_or_create_many(
@@ -256,26 +253,13 @@ def _pairs_create(split: Split, pairs: list[tuple[int, Pair]]) -> dict[str, int]
         ("form",),
         lambda k: Homonym(form=k[0]),
     )
-    setup_key = {
-        pair.key: (homonyms[(pair.word,)].id, pair.sentence1, pair.sentence2) for _, pair in pairs
-    }
-    setups = get_or_create_many(
-        Setup,
-        dict.fromkeys(setup_key.values()),
-        ("homonym_id", "precontext", "sentence"),
-        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
-    )
-    stories = get_or_create_many(
-        Story,
-        dict.fromkeys((row.id, "") for row in setups.values()),
-        ("setup_id", "ending"),
-        lambda k: Story(setup_id=k[0], ending=k[1]),
-    )
+    text = {p.key: (homonyms[(p.word,)].id, p.sentence1, p.sentence2) for _, p in pairs}
+    stories = stories_without_ending(text.values())
     samples = Sample.objects.bulk_create(
         [
             Sample(
                 split=split,
-                story_id=stories[(setups[setup_key[pair.key]].id, "")].id,
+                story_id=stories[text[pair.key]].id,
                 sense=None,
                 dataset_id=pair.key,
                 position=position,

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
-from .importers import get_or_create_many
+from .importers import get_or_create_many, stories_without_ending
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -28,9 +28,7 @@ from .models import (
     Sample,
     Sense,
     SenseCandidate,
-    Setup,
     Split,
-    Story,
     TaskKind,
 )
 from .safe_input import DuplicateKey, InputError, load_path, subject
@@ -286,32 +284,17 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
 def _items_create(
     splits: dict[str, Split], hid: dict[str, int], items: list[tuple[int, Item]]
 ) -> None:
-    """The items' setups and stories (found or made), then their samples and candidates, in
-    bulk (``importers.get_or_create_many``, as the AmbiStory and RAW-C imports write them);
-    ``items``: (position in the file, item)."""
+    """The items' stories (found or made: ``importers.stories_without_ending``), then their
+    samples and candidates, in bulk; ``items``: (position in the file, item)."""
     if not items:
         return
-    setups = get_or_create_many(
-        Setup,
-        dict.fromkeys((hid[item.lemma], "", item.context) for _, item in items),
-        ("homonym_id", "precontext", "sentence"),
-        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
-    )
-    stories = get_or_create_many(
-        Story,
-        dict.fromkeys((row.id, "") for row in setups.values()),
-        ("setup_id", "ending"),
-        lambda k: Story(setup_id=k[0], ending=k[1]),
-    )
-
-    def story_id(item: Item) -> int:
-        return stories[(setups[(hid[item.lemma], "", item.context)].id, "")].id
-
+    text = {item.id: (hid[item.lemma], "", item.context) for _, item in items}
+    stories = stories_without_ending(text.values())
     samples = Sample.objects.bulk_create(
         [
             Sample(
                 split=splits[item.split],
-                story_id=story_id(item),
+                story_id=stories[text[item.id]].id,
                 sense=None,
                 item_set=item.item_set,
                 dataset_id=item.id,

@@ -17,8 +17,8 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.text import slugify
 
-from annotations.importers import get_or_create_many
-from annotations.models import Dataset, Homonym, Sample, Setup, Split, Story, TaskKind
+from annotations.importers import stories_without_ending
+from annotations.models import Dataset, Homonym, Sample, Split, Story, TaskKind
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
 from wug.analysis import word_clustering, word_judgments
@@ -175,19 +175,8 @@ def _pair_stories(homonym: Homonym, ordered: list[list[Use]]) -> list[Story]:
     Setups are unique by those texts, so an existing one is reused: a word of the same lemma
     with the same uses, or a deleted study's sample of the pair, has it already."""
     keys = [(homonym.pk, use_label(a), use_label(b)) for a, b in ordered]
-    setups = get_or_create_many(
-        Setup,
-        dict.fromkeys(keys),
-        ("homonym_id", "precontext", "sentence"),
-        lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
-    )
-    stories = get_or_create_many(
-        Story,
-        dict.fromkeys((setups[k].pk, "") for k in keys),
-        ("setup_id", "ending"),
-        lambda k: Story(setup_id=k[0], ending=k[1]),
-    )
-    return [stories[(setups[k].pk, "")] for k in keys]
+    stories = stories_without_ending(keys)
+    return [stories[k] for k in keys]
 
 
 def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sample]:
