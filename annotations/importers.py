@@ -205,6 +205,17 @@ def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) ->
     return found
 
 
+def homonym_ids(forms: Iterable[str]) -> dict[str, int]:
+    """The id of each homonym by its form, found or bulk-created (``get_or_create_many``)."""
+    rows = get_or_create_many(
+        Homonym,
+        dict.fromkeys((form,) for form in forms),
+        ("form",),
+        lambda k: Homonym(form=k[0]),
+    )
+    return {form: row.id for (form,), row in rows.items()}
+
+
 def stories_without_ending(keys: Iterable[tuple[int, str, str]]) -> dict[tuple, Story]:
     """The story without an ending of each setup key (homonym id, precontext, sentence), its
     setup and story found or bulk-created (``get_or_create_many``): the texts of the kinds
@@ -227,13 +238,7 @@ def stories_without_ending(keys: Iterable[tuple[int, str, str]]) -> dict[tuple, 
 
 def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
     """Create homonyms, senses, setups and stories; return lookup maps for samples."""
-    homonyms = get_or_create_many(
-        Homonym,
-        dict.fromkeys((s.homonym,) for s in samples),
-        ("form",),
-        lambda k: Homonym(form=k[0]),
-    )
-    hid = {form: row.id for (form,), row in homonyms.items()}
+    hid = homonym_ids(s.homonym for s in samples)
     senses = get_or_create_many(
         Sense,
         dict.fromkeys((hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples),

@@ -19,7 +19,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
-from .importers import get_or_create_many, stories_without_ending
+from .importers import homonym_ids, stories_without_ending
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -216,11 +216,8 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
         raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
     split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
     existing = dict(Sample.objects.filter(split=split).values_list("dataset_id", "id"))
-    new: dict[str, tuple[int, Pair]] = {}  # key -> (position, pair), its first in the file
-    for position, pair in enumerate(data.pairs):
-        if pair.key not in existing:
-            new.setdefault(pair.key, (position, pair))
-    existing |= _pairs_create(split, list(new.values()))
+    new = [(n, pair) for n, pair in enumerate(data.pairs) if pair.key not in existing]
+    existing |= _pairs_create(split, new)  # keys are unique in a file (``load_rawc``)
     created = len(new)
     raters = _raters({j.subject for j in data.judgments})
     before = Rating.objects.filter(sample__split=split).count()
@@ -247,13 +244,8 @@ def _pairs_create(split: Split, pairs: list[tuple[int, Pair]]) -> dict[str, int]
     samples and labels, in bulk; returns ``{key: sample id}``."""
     if not pairs:
         return {}
-    homonyms = get_or_create_many(
-        Homonym,
-        dict.fromkeys((pair.word,) for _, pair in pairs),
-        ("form",),
-        lambda k: Homonym(form=k[0]),
-    )
-    text = {p.key: (homonyms[(p.word,)].id, p.sentence1, p.sentence2) for _, p in pairs}
+    hid = homonym_ids(pair.word for _, pair in pairs)
+    text = {p.key: (hid[p.word], p.sentence1, p.sentence2) for _, p in pairs}
     stories = stories_without_ending(text.values())
     samples = Sample.objects.bulk_create(
         [

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
-from .importers import get_or_create_many, stories_without_ending
+from .importers import get_or_create_many, homonym_ids, stories_without_ending
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -245,13 +245,7 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     )
     if ds.task_kind != TaskKind.SENSE_CHOICE:
         raise SenseChoiceFormatError(f"dataset {ds.name} exists with task kind {ds.task_kind}")
-    homonyms = get_or_create_many(
-        Homonym,
-        dict.fromkeys([(lemma,) for lemma in data.senses] + [(i.lemma,) for i in data.items]),
-        ("form",),
-        lambda k: Homonym(form=k[0]),
-    )
-    hid = {form: row.id for (form,), row in homonyms.items()}
+    hid = homonym_ids([*data.senses, *(item.lemma for item in data.items)])
     get_or_create_many(
         Sense,
         dict.fromkeys(
