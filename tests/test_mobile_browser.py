@@ -15,7 +15,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tests.conftest import CONFORMANCE, ROOT, SCREENSHOTS, screenshot
+from tests.conftest import CONFORMANCE, ROOT, SCREENSHOTS, goto_settled, screenshot
 from tests.test_access_matrix import SITE, all_routes, rule_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -211,7 +211,7 @@ def visit_every_page(tab, live_server, world) -> dict[str, list]:
                     found["not_pages"].append(f"{route.name} {url} is an HTML page: test it")
                 continue
             assert is_page, f"{route.name} {url} -> {response.status}"
-            tab.goto(live_server.url + url, wait_until="networkidle")
+            goto_settled(tab, live_server.url + url)
             found["checked"].append(url)
             width, inner = tab.evaluate(WIDTHS)
             if width > inner:
