@@ -122,6 +122,7 @@ bench: $(VENV)/.dev $(VENV)/.ml
 	$(BIN)/python bench/backends.py
 	$(BIN)/python bench/dashboards.py
 	$(BIN)/python bench/export_memory.py
+	$(BIN)/python bench/imports.py
 
 # AmbiSite and Potato 2.12.1 side by side under one loopback generator (bench/load/run.py; about
 # 20-30 minutes on the shared 2-core machine). Needs PostgreSQL; makes its own scratch

@@ -220,8 +220,19 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     existing |= _pairs_create(split, new)  # keys are unique in a file (``load_rawc``)
     created = len(new)
     raters = _raters({j.subject for j in data.judgments})
-    before = Rating.objects.filter(sample__split=split).count()
-    Rating.objects.bulk_create(_ratings(data.judgments, existing, raters), ignore_conflicts=True)
+    stored = Rating.objects.filter(sample__split=split).values_list(
+        "sample_id", "rater_id", "position"
+    )
+    taken: dict[int, set[int]] = defaultdict(set)  # positions in use, by sample id
+    known = set()
+    for sample_id, rater_id, position in stored:
+        known.add((sample_id, rater_id))
+        if position is not None:  # a rating made in AmbiSite has none
+            taken[sample_id].add(position)
+    before = len(known)
+    Rating.objects.bulk_create(
+        _ratings(data.judgments, existing, raters, known, taken), ignore_conflicts=True
+    )
     after = Rating.objects.filter(sample__split=split).count()
     changed = bool(created or after != before)
     if changed:
@@ -290,21 +301,38 @@ def _raters(subjects: set[str]) -> dict[str, int]:
     return {name.removeprefix(RATER_PREFIX): pk for name, pk in rows}
 
 
-def _ratings(judgments, samples: dict[str, int], raters: dict[str, int]) -> list[Rating]:
-    """Position k = the k-th judgment of the pair in file order (stable across imports)."""
+def _ratings(
+    judgments,
+    samples: dict[str, int],
+    raters: dict[str, int],
+    known: set[tuple[int, int]],
+    taken: dict[int, set[int]],
+) -> list[Rating]:
+    """The judgments not stored yet (``known``: (sample id, rater id) pairs) as ratings.
+    Position k = the k-th judgment of the pair in file order (stable across imports of one
+    file); where a stored rating of the pair holds that position (an earlier file had fewer
+    of the pair's judgments), the next free one, so no judgment is dropped as a conflict.
+    ``taken`` (positions in use by sample id) gains the positions given."""
     counts: dict[str, int] = defaultdict(int)
     ratings = []
     for j in judgments:
+        position = counts[j.key]
+        counts[j.key] += 1
+        sample_id, rater_id = samples[j.key], raters[j.subject]
+        if (sample_id, rater_id) in known:
+            continue
+        while position in taken[sample_id]:
+            position += 1
+        taken[sample_id].add(position)
         ratings.append(
             Rating(
-                sample_id=samples[j.key],
-                rater_id=raters[j.subject],
+                sample_id=sample_id,
+                rater_id=rater_id,
                 kind=TaskKind.RELATEDNESS,
                 score=j.score,
-                position=counts[j.key],
+                position=position,
             )
         )
-        counts[j.key] += 1
     return ratings
 
 

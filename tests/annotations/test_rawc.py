@@ -153,3 +153,27 @@ def test_the_ratings_export_names_the_task_kind(imported):
     rows = [json.loads(line) for line in lines]
     assert {r["task_kind"] for r in rows} == {"relatedness"}
     assert all(0 <= r["score"] <= 4 for r in rows)
+
+
+@pytest.mark.django_db
+def test_a_file_with_more_judgments_of_stored_pairs_adds_every_one_of_them(rawc_data):
+    from dataclasses import replace
+
+    # every pair, but only the second half of each pair's judgments (file order)
+    seen: dict[str, int] = defaultdict(int)
+    late = []
+    for j in rawc_data.judgments:
+        seen[j.key] += 1
+        late.append(seen[j.key] > 5)
+    first = replace(rawc_data, judgments=[j for j, keep in zip(rawc_data.judgments, late) if keep])
+    assert rawc_import(data=first).judgments_created == len(first.judgments)
+    stored = set(Rating.objects.values_list("sample__dataset_id", "rater__pseudonym", "score"))
+    report = rawc_import(data=rawc_data)
+    assert (report.pairs_created, report.judgments_created) == (0, 8624 - len(first.judgments))
+    ratings = Rating.objects.filter(sample__split__dataset__name="raw-c")
+    assert ratings.count() == 8624
+    every = set(ratings.values_list("sample__dataset_id", "rater__pseudonym", "score"))
+    assert stored <= every  # the stored ones kept as they were
+    assert {(j.key, j.subject, j.score) for j in rawc_data.judgments} == {
+        (key, name.removeprefix("raw-c:"), score) for key, name, score in every
+    }

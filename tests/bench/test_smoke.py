@@ -128,6 +128,38 @@ PRECOMPUTED = (
 )
 
 
+def test_imports_smoke_times_each_import_and_a_second_one_writes_nothing(tmp_path):
+    out = run_smoke("imports.py", tmp_path)
+    rows = re.findall(
+        r"^\| (.+?) \| (first|again) \| [\d.]+ \| [\d.]+ \| \d+ \| (.+) \|$", out, re.M
+    )
+    assert [(name, run) for name, run, _ in rows] == [
+        (name, run)
+        for name in ("AmbiStory dev", "RAW-C", "sense choice (120 items)")
+        for run in ("first", "again")
+    ], out
+    written = {(name, run): rows for name, run, rows in rows}
+    assert written[("RAW-C", "first")] == "Setup +672, Story +672, Sample +672, Rating +8,624"
+    assert written[("sense choice (120 items)", "first")].endswith("Sample +120")
+    assert all(written[(name, "again")] == "none" for name, _, _ in rows)
+    assert "ERROR" not in out
+    assert re.search(r"reference loop [\d.]+ ms CPU before", out)
+
+
+def test_every_bench_script_has_a_smoke_test():
+    """A script in bench/ (one with a ``__main__`` block) that no test runs would rot unseen."""
+    here = Path(__file__).resolve().parent
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in here.glob("test_*.py"))
+    scripts = [
+        p.relative_to(REPO / "bench").as_posix()
+        for p in sorted((REPO / "bench").rglob("*.py"))
+        if "potato" not in p.parts and 'if __name__ == "__main__"' in p.read_text(encoding="utf-8")
+    ]
+    assert "imports.py" in scripts and "load/run.py" in scripts
+    untested = [s for s in scripts if f'"{s}"' not in tests]
+    assert untested == [], f"bench scripts no test in tests/bench/ runs: {untested}"
+
+
 def test_dashboards_smoke_times_every_page_in_both_phases(tmp_path):
     """As production runs (DEBUG=0), with no collected static files (an empty STATIC_ROOT)."""
     no_static = str(tmp_path / "no-collectstatic")
