@@ -47,7 +47,7 @@ from dashboards_data import build_study  # noqa: E402  (bench/ is on the path)
 from dashboards_precompute import time_precomputed  # noqa: E402
 from dashboards_stale import time_after_write  # noqa: E402
 from dashboards_visit import time_visit  # noqa: E402
-from scratch import scratch_dir  # noqa: E402
+from scratch import scratch_dir, setup_django  # noqa: E402
 
 SMALL_TARGET, LARGE_TARGET = 0.100, 1.0  # issue 33 (issue 5: 0.3 s and 3 s)
 
@@ -90,20 +90,10 @@ def drop_database(kind: str, url: str) -> None:
         Path(urlparse(url).path).unlink(missing_ok=True)
 
 
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret")
-    # DEBUG=0 would link the hashed copies of `collectstatic`; the pages' server time is the
-    # same with the plain names, so the bench needs no collected static files
-    os.environ.setdefault("STATIC_MANIFEST", "0")
-    warnings.filterwarnings("ignore", message="No directory at")  # whitenoise: no STATIC_ROOT
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+# DEBUG=0 would link the hashed copies of `collectstatic`; the pages' server time is the same
+# with the plain names, so the bench needs no collected static files
+DJANGO_ENV = {"SECRET_KEY": "bench-only-secret", "STATIC_MANIFEST": "0"}
+warnings.filterwarnings("ignore", message="No directory at")  # whitenoise: no STATIC_ROOT
 
 
 def load_ambistory(limit: int | None = None) -> None:
@@ -276,7 +266,7 @@ def main() -> None:
         reuse(kind, url)
         return
     try:
-        setup_django(url)
+        setup_django(url, **DJANGO_ENV)
         start = time.perf_counter()
         load_ambistory(limit=40 if args.smoke else None)
         print(f"imported AmbiStory train+dev and 2 dev runs in {time.perf_counter() - start:.1f} s")
@@ -296,7 +286,7 @@ def main() -> None:
 
 
 def reuse(kind: str, url: str) -> None:
-    setup_django(url)
+    setup_django(url, **DJANGO_ENV)
     from annotations.models import Rating
 
     warm_up()

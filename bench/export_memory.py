@@ -19,7 +19,6 @@ against the 200 MB target.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import sys
 import time
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
+from scratch import drop_scratch, scratch_database_url, setup_django  # noqa: E402  (bench/ is on the path)
 
 TARGET_MB = 200
 RATERS = 100
@@ -47,18 +46,6 @@ def peak_rss_mb() -> float:
     except OSError:
         pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-
-
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DEBUG", "1")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 def fill(n_ratings: int) -> None:
@@ -163,7 +150,7 @@ def main() -> int:
     if args.smoke:
         args.ratings = 2_000
     url = scratch_database_url("export")
-    setup_django(url)
+    setup_django(url, DEBUG="1")
     from django.db import connection
 
     started = time.perf_counter()

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -37,21 +36,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "bench" / "load"))
 
 from cpu import pace_ms  # noqa: E402  (bench/load is on the path)
-from scratch import drop_scratch, scratch_database_url, smoke_subset  # noqa: E402
+from scratch import drop_scratch, scratch_database_url, setup_django, smoke_subset  # noqa: E402
 
 DATA = ROOT / "data"
-
-
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DEBUG", "1")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
 
 
 def row_counts() -> dict[str, int]:
@@ -112,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     copies = 2 if args.smoke else args.copies
     url = scratch_database_url("imports")
-    setup_django(url)
+    setup_django(url, DEBUG="1")
     from django.db import connection
 
     reference_before = pace_ms()

@@ -23,7 +23,6 @@ production template loader and settings are used:
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import statistics
 import sys
@@ -37,26 +36,16 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "bench" / "load"))
 
 from cpu import pace_ms  # noqa: E402  (bench/load/ is on the path)
-from scratch import drop_scratch, scratch_database_url  # noqa: E402  (bench/ is on the path)
+from scratch import drop_scratch, scratch_database_url, setup_django  # noqa: E402  (bench/ is on the path)
 
 SETUPS = 40
 PER_PARTICIPANT = 30
 FORM = "application/x-www-form-urlencoded"
 
 
-def setup_django(url: str) -> None:
-    os.environ["DATABASE_URL"] = url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
-    os.environ.setdefault("STUDY_RATE_PER_IP", "0")
-    # Plain static names: nothing here runs collectstatic, and a manifest lookup is a dict read
-    # either way (bench/load measures the collected, hashed files under gunicorn).
-    os.environ.setdefault("STATIC_MANIFEST", "0")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0, interactive=False)
+# Plain static names: nothing here runs collectstatic, and a manifest lookup is a dict read
+# either way (bench/load measures the collected, hashed files under gunicorn).
+DJANGO_ENV = {"STUDY_RATE_PER_IP": "0", "STATIC_MANIFEST": "0"}
 
 
 def make_study():
@@ -159,7 +148,7 @@ def main() -> None:
         args.participants = 1
     script = args.client == "script"
     url = scratch_database_url("rating")
-    setup_django(url)
+    setup_django(url, **DJANGO_ENV)
     from django.conf import settings
     from django.db import connection
     from django.test import Client

@@ -45,6 +45,21 @@ def scratch_database_url(label: str) -> str:
     return f"sqlite:///{path}"
 
 
+def setup_django(url: str, **defaults: str) -> None:
+    """Django on the scratch database ``url``, migrated; ``defaults`` are environment
+    variables set where the environment does not set them (a script's ``DEBUG``, say)."""
+    os.environ["DATABASE_URL"] = url
+    for name, value in defaults.items():
+        os.environ.setdefault(name, value)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ambisite.settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
 def drop_scratch(url: str) -> None:
     """Drop what :func:`scratch_database_url` created (Django's connections closed first)."""
     from django.db import connections
