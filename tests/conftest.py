@@ -268,8 +268,10 @@ def goto_settled(tab, url: str, quiet_s: float = 0.1, timeout_s: float = 10.0):
         deadline = time.monotonic() + timeout_s
         while pending or time.monotonic() - last[0] < quiet_s:
             if time.monotonic() > deadline:
-                unanswered = sorted(r.url for r in pending)
-                raise AssertionError(f"{url}: unanswered after {timeout_s} s: {unanswered}")
+                unanswered = sorted(r.url for r in pending)  # none: a page polling fast
+                raise AssertionError(
+                    f"{url}: not {quiet_s} s quiet within {timeout_s} s; unanswered: {unanswered}"
+                )
             tab.wait_for_timeout(10)
         tab.evaluate(NEXT_FRAME)
         return response

@@ -59,7 +59,26 @@ def test_a_request_left_unanswered_fails_with_its_address(chromium):
     context.route(f"{ORIGIN}/", lambda route: route.fulfill(content_type="text/html", body=PAGE))
     context.route(f"{ORIGIN}/first", lambda route: None)  # never answered
     try:
-        with pytest.raises(AssertionError, match=r"unanswered after 0.5 s: \['http://settle"):
+        with pytest.raises(
+            AssertionError,
+            match=r"not 0.1 s quiet within 0.5 s; unanswered: \['http://settle.test/first'\]",
+        ):
+            goto_settled(context.new_page(), f"{ORIGIN}/", timeout_s=0.5)
+    finally:
+        context.close()
+
+
+def test_a_page_that_never_goes_quiet_fails_saying_so(chromium):
+    polling = (
+        "<!doctype html><title>t</title><script>setInterval(() => fetch('/poll'), 20)</script>"
+    )
+    context = chromium.new_context()
+    context.route(f"{ORIGIN}/", lambda route: route.fulfill(content_type="text/html", body=polling))
+    context.route(f"{ORIGIN}/poll", lambda route: route.fulfill(body="{}"))
+    try:
+        with pytest.raises(
+            AssertionError, match=r"not 0.1 s quiet within 0.5 s; unanswered: \[.*\]$"
+        ):
             goto_settled(context.new_page(), f"{ORIGIN}/", timeout_s=0.5)
     finally:
         context.close()
