@@ -226,7 +226,7 @@ def visit_every_page(tab, live_server, world) -> dict[str, list]:
 
 
 def check_the_menu_opens_on_tap(tab, live_server) -> None:
-    tab.goto(f"{live_server.url}/dashboards/items/", wait_until="networkidle")
+    goto_settled(tab, f"{live_server.url}/dashboards/items/")
     toggle = tab.locator("#nav-toggle")
     assert toggle.get_attribute("aria-expanded") == "false"
     assert tab.get_by_role("link", name="Model runs").is_hidden()
@@ -254,7 +254,7 @@ def check_the_menu_and_tables_by_keyboard(tab, live_server) -> None:
     assert tab.locator("#site-menu").is_hidden()
     assert toggle.get_attribute("aria-expanded") == "false"
     assert tab.evaluate("() => document.activeElement.id") == "nav-toggle"
-    tab.goto(f"{live_server.url}/dashboards/", wait_until="networkidle")
+    goto_settled(tab, f"{live_server.url}/dashboards/")
     box = tab.locator(".table-scroll").first
     assert box.get_attribute("tabindex") == "0"
     box.focus()
@@ -290,7 +290,7 @@ def test_on_a_desktop_the_menu_is_always_shown_and_the_toggle_is_not(
     assert tab.locator("#site-menu").is_visible()
     assert tab.locator("#nav-toggle").is_hidden()
     assert tab.get_by_role("link", name="Model runs").is_visible()
-    tab.goto(f"{live_server.url}/api/upload/", wait_until="networkidle")
+    goto_settled(tab, f"{live_server.url}/api/upload/")
     assert tab.locator(".table-scroll").count() >= 1
     assert tab.locator(".table-scroll[tabindex]").count() == 0  # it fits: no extra tab stop
     tab.goto("about:blank")

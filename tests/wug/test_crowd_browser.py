@@ -13,7 +13,7 @@ import pytest
 from annotations.models import Rating
 from studies import services
 from studies.models import Participant, Slot
-from tests.conftest import screenshot
+from tests.conftest import goto_settled, screenshot
 from tests.studies.helpers import pid
 from tests.test_mobile_browser import CULPRITS, WIDTHS, log_in
 from wug.analysis import graph_payload, word_judgments
@@ -131,7 +131,7 @@ def test_a_researcher_adds_a_round_from_the_word_page_on_a_phone(browser, live_s
     tab = context.new_page()
     try:
         log_in(tab, live_server)
-        tab.goto(f"{live_server.url}/wug/{word.name}/", wait_until="networkidle")
+        goto_settled(tab, f"{live_server.url}/wug/{word.name}/")
         assert tab.locator(".crowd-round").count() == 1
         assert tab.evaluate(WIDTHS)[0] <= PHONE["width"], tab.evaluate(CULPRITS)
         assert tab.locator("#wug-crowd button[type=submit]").first.is_disabled()  # round 1 open

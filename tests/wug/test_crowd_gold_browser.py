@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import screenshot
+from tests.conftest import goto_settled, screenshot
 from tests.test_mobile_browser import CULPRITS, WIDTHS, log_in
 from wug.crowd import crowd_study_create
 from wug.models import GoldPair, UsePair
@@ -44,7 +44,7 @@ def test_a_researcher_adds_a_gold_pair_on_a_phone_the_warning_goes_and_removes_o
     tab = context.new_page()
     try:
         log_in(tab, live_server)
-        tab.goto(f"{live_server.url}/wug/{word.name}/", wait_until="networkidle")
+        goto_settled(tab, f"{live_server.url}/wug/{word.name}/")
         warning = tab.locator(".gold-warning")
         assert "Pressing 3 or 4 every time" in warning.text_content()
         assert tab.locator(".crowd-golds .gold-pair").count() == 2
