@@ -250,15 +250,17 @@ def goto_settled(tab, url: str, quiet_s: float = 0.1, timeout_s: float = 10.0):
     same with 500 ms of quiet on every page: 28 of the 44 s of the phone test's 56 pages.
     (A fetch that an answer starts reaches Playwright a few ms after that answer: the quiet.)"""
     pending: set = set()
-    last = [time.monotonic()]
+    last = time.monotonic()  # when a request last started or ended
 
     def started(request) -> None:
+        nonlocal last
         pending.add(request)
-        last[0] = time.monotonic()
+        last = time.monotonic()
 
     def ended(request) -> None:
+        nonlocal last
         pending.discard(request)
-        last[0] = time.monotonic()
+        last = time.monotonic()
 
     events = {"request": started, "requestfinished": ended, "requestfailed": ended}
     for name, handler in events.items():
@@ -266,7 +268,7 @@ def goto_settled(tab, url: str, quiet_s: float = 0.1, timeout_s: float = 10.0):
     try:
         response = tab.goto(url, wait_until="load")
         deadline = time.monotonic() + timeout_s
-        while pending or time.monotonic() - last[0] < quiet_s:
+        while pending or time.monotonic() - last < quiet_s:
             if time.monotonic() > deadline:
                 unanswered = sorted(r.url for r in pending)  # none: a page polling fast
                 raise AssertionError(

@@ -138,7 +138,7 @@ def test_imports_smoke_times_each_import_and_a_second_one_writes_nothing(tmp_pat
         for name in ("AmbiStory dev", "RAW-C", "sense choice (120 items)")
         for run in ("first", "again")
     ], out
-    written = {(name, run): rows for name, run, rows in rows}
+    written = {(name, run): tables for name, run, tables in rows}
     assert written[("RAW-C", "first")] == "Setup +672, Story +672, Sample +672, Rating +8,624"
     assert written[("sense choice (120 items)", "first")].endswith("Sample +120")
     assert all(written[(name, "again")] == "none" for name, _, _ in rows)
