@@ -132,7 +132,7 @@ bench: $(VENV)/.dev $(VENV)/.ml
 # script --timeout 1500" (500 arrivals evenly within 10 s, then the study walked; AmbiSite and
 # Potato, which needs about 15 minutes for the walk). The five steady pairs:
 # BENCH_LOAD_ARGS="--participants 200 --clients script", five times (each run prints the web
-# CPU per gunicorn worker: docs/performance.md "The steady figure's spread").
+# CPU per gunicorn worker: docs/performance-log.md "The steady figure's spread").
 bench-load: $(VENV)/.dev
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/ambisite} \
 	  $(BIN)/python bench/load/run.py $(BENCH_LOAD_ARGS)

@@ -59,7 +59,7 @@ graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 # A kept-alive connection stays with the worker that accepted it for as long as its client
 # keeps it busy, and which worker that is, is a race: in the 200-participant bench (one
 # connection per participant for the whole run) one worker often held over half of them and
-# ran out of its one core while another idled (docs/performance.md, "The steady figure's
+# ran out of its one core while another idled (docs/performance-log.md, "The steady figure's
 # spread"). The TLS proxy keeps its own keep-alive with the browsers; nginx's proxy_pass
 # opens a connection to gunicorn per request by default anyway, and a proxy that pools them
 # (Caddy) opens a new one after each answer. GUNICORN_KEEPALIVE=N keeps idle connections N

@@ -5,7 +5,7 @@ the first of them are already rating. With one first-come-first-served queue eve
 an arrival (the link's page, the consent, the qualification test) waits behind as many
 rating requests as there are raters, so the newcomer watches a consent button for seconds
 and may return the study; a rater already at item 12 loses nothing much by waiting a moment
-longer for item 13. docs/performance.md, "Arrivals first", has the measurements.
+longer for item 13. docs/performance-log.md, "Arrivals first", has the measurements.
 
 What this worker does, beyond gunicorn 27's ``gthread.ThreadWorker`` (whose accepting,
 parsing, keep-alive and shutdown it keeps):

@@ -8,7 +8,7 @@ version of its setup, story and sense: ``annotations.models.current_ratings``). 
 samples and ratings analysed, the planner took a never-analysed story and setup table for a
 few rows and joined the 14,386 train+dev ratings to them by nested loops (35 ms of the
 agreement intervals' 100 ms in the first minute after an import, when the precompute runs;
-docs/performance.md, "Statistics for every imported table")."""
+docs/performance-log.md, "Statistics for every imported table")."""
 
 from __future__ import annotations
 

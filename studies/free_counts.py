@@ -2,7 +2,7 @@
 (``studies.assignment``), and this web process's latest one, which arrivals a moment apart
 share: within ``ARRIVAL_COUNT_SECONDS`` an arrival ranks from it, less the slots the process
 took since, instead of counting again (the count, a GROUP BY over the study's slots, was a
-third of an arrival's PostgreSQL time in a 500-arrival burst: docs/performance.md "Arrivals
+third of an arrival's PostgreSQL time in a 500-arrival burst: docs/performance-log.md "Arrivals
 a moment apart share one count"). Other processes' claims and slots that came back since are
 not in it, so it only orders the setups: ``must_recount`` says when a fresh count decides
 instead, and whether the study is full is only ever decided from a fresh count."""

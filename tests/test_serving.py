@@ -171,7 +171,7 @@ def test_gunicorn_spreads_requests_over_its_workers_by_default(monkeypatch):
     """No keep-alive: each request is accepted anew. Our worker balances what the workers
     hold itself (tests/test_gunicorn_worker.py); gunicorn's own gthread worker holds at most
     2 x threads connections, and the ones beyond wait in the shared listen queue for the
-    first worker with room (docs/performance.md, "The steady figure's spread")."""
+    first worker with room (docs/performance-log.md, "The steady figure's spread")."""
     conf = _conf(monkeypatch)
     assert (conf["keepalive"], conf["worker_connections"]) == (0, 1000)
     gthread = _conf(monkeypatch, GUNICORN_WORKER_CLASS="gthread")
