@@ -7,12 +7,14 @@ and an import that would change existing data is refused rather than applied hal
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Max
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
@@ -203,6 +205,21 @@ def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) ->
         for row in model.objects.filter(**{f"{lookup_field}__in": {k[0] for k in missing}}):
             found.setdefault(tuple(getattr(row, f) for f in key_fields), row)
     return found
+
+
+def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
+    """For each split, the positions its new samples take in file order: on from one past the
+    split's last stored position (0 for an empty split), so that two files imported into one
+    split (a later AmbiStory file, sensebench's nouns then its verbs) never share a position
+    and no stored sample is renumbered. Every importer of samples numbers them here."""
+    ids = set(split_ids)
+    last = dict(
+        Sample.objects.filter(split_id__in=ids)
+        .values("split_id")
+        .annotate(last=Max("position"))
+        .values_list("split_id", "last")
+    )
+    return {pk: itertools.count(last.get(pk, -1) + 1) for pk in ids}
 
 
 def homonym_ids(forms: Iterable[str]) -> dict[str, int]:
@@ -399,7 +416,8 @@ def ambistory_import(
     story_ids, sense_ids = _write_structure(samples)
     _check_other_splits(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
-    new = [(pos, s) for pos, s in enumerate(samples) if s.dataset_id not in existing]
+    numbers = positions_after([sp.pk])[sp.pk]
+    new = [(next(numbers), s) for s in samples if s.dataset_id not in existing]
     report.samples_existing = len(samples) - len(new)
     if new:
         created = Sample.objects.bulk_create(

@@ -19,7 +19,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
-from .importers import homonym_ids, stories_without_ending
+from .importers import homonym_ids, positions_after, stories_without_ending
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -216,7 +216,8 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
         raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
     split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
     existing = dict(Sample.objects.filter(split=split).values_list("dataset_id", "id"))
-    new = [(n, pair) for n, pair in enumerate(data.pairs) if pair.key not in existing]
+    numbers = positions_after([split.pk])[split.pk]
+    new = [(next(numbers), pair) for pair in data.pairs if pair.key not in existing]
     existing |= _pairs_create(split, new)  # keys are unique in a file (``load_rawc``)
     created = len(new)
     raters = _raters({j.subject for j in data.judgments})

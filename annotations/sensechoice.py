@@ -20,7 +20,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
-from .importers import get_or_create_many, homonym_ids, stories_without_ending
+from .importers import get_or_create_many, homonym_ids, positions_after, stories_without_ending
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -261,7 +261,12 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     existing = set(
         Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
     )
-    new = [(n, item) for n, item in enumerate(data.items) if (item.split, item.id) not in existing]
+    numbers = positions_after(split.pk for split in splits.values())
+    new = [
+        (next(numbers[splits[item.split].pk]), item)
+        for item in data.items
+        if (item.split, item.id) not in existing
+    ]
     _items_create(splits, hid, new)
     created = len(new)
     written = sum(1 + len(item.candidates) for _, item in new)
@@ -279,7 +284,7 @@ def _items_create(
     splits: dict[str, Split], hid: dict[str, int], items: list[tuple[int, Item]]
 ) -> None:
     """The items' stories (found or made: ``importers.stories_without_ending``), then their
-    samples and candidates, in bulk; ``items``: (position in the file, item)."""
+    samples and candidates, in bulk; ``items``: (position in its split, item)."""
     if not items:
         return
     text = {item.id: (hid[item.lemma], "", item.context) for _, item in items}

@@ -134,3 +134,29 @@ def test_a_file_that_is_not_an_object_of_samples_is_rejected():
         parse_ambistory([1, 2, 3])
     with pytest.raises(AmbiStoryFormatError, match="sample 0"):
         parse_ambistory({"0": "not a sample"})
+
+
+def _positions(split: str) -> list[tuple[str, int]]:
+    rows = Sample.objects.filter(split__name=split).order_by("position", "id")
+    return list(rows.values_list("dataset_id", "position"))
+
+
+def test_a_second_file_into_the_same_split_is_numbered_after_the_first():
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # ids 0-5
+    later = ambistory_setup(6, homonym="pitch")  # ids 6-11, a file of their own
+    ambistory_import(samples=parse_ambistory(later), split="dev")
+    positions = _positions("dev")
+    assert len({p for _, p in positions}) == 12  # no two samples share a position
+    assert [sid for sid, _ in positions] == [str(k) for k in range(12)]  # first file first
+
+
+def test_a_superset_keeps_the_stored_positions_and_adds_the_new_samples_after_them():
+    ambistory_import(samples=parse_ambistory(ambistory_setup(6, homonym="pitch")), split="dev")
+    before = dict(_positions("dev"))
+    both = {**ambistory_setup(0), **ambistory_setup(6, homonym="pitch")}
+    report = ambistory_import(samples=parse_ambistory(both), split="dev")
+    assert report.samples_created == 6
+    positions = dict(_positions("dev"))
+    assert {k: positions[k] for k in before} == before  # nothing renumbered
+    assert len(set(positions.values())) == 12
+    assert [positions[str(k)] for k in range(6)] == list(range(6, 12))  # in file order

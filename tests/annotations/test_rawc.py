@@ -177,3 +177,23 @@ def test_a_file_with_more_judgments_of_stored_pairs_adds_every_one_of_them(rawc_
     assert {(j.key, j.subject, j.score) for j in rawc_data.judgments} == {
         (key, name.removeprefix("raw-c:"), score) for key, name, score in every
     }
+
+
+@pytest.mark.django_db
+def test_pairs_of_a_later_file_are_numbered_after_the_stored_ones(rawc_data):
+    from dataclasses import replace
+
+    def part(pairs):
+        keys = {p.key for p in pairs}
+        return replace(
+            rawc_data, pairs=pairs, judgments=[j for j in rawc_data.judgments if j.key in keys]
+        )
+
+    rawc_import(data=part(rawc_data.pairs[:336]))
+    stored = dict(Sample.objects.values_list("dataset_id", "position"))
+    rawc_import(data=part(rawc_data.pairs[336:]))  # the rest, as a file of its own
+    rows = Sample.objects.filter(split__dataset__name="raw-c").order_by("position", "id")
+    positions = dict(rows.values_list("dataset_id", "position"))
+    assert {k: positions[k] for k in stored} == stored
+    assert len(set(positions.values())) == 672  # no two pairs share a position
+    assert list(positions) == [p.key for p in rawc_data.pairs]  # the files' order
