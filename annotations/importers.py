@@ -320,23 +320,35 @@ def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_
     return set(existing)
 
 
-def _check_other_splits(split: Split, samples: list[ParsedSample], story_ids, sense_ids):
-    """A sample that already exists in another split (the same story and judged sense; ids
-    are per split in AmbiStory, train and dev both start at 0) is refused, naming the id and
-    that split, instead of failing on the database's unique constraint."""
-    wanted = {(story_ids[s.dataset_id], sense_ids[s.dataset_id]): s.dataset_id for s in samples}
-    clash = (
-        Sample.objects.exclude(split=split)
-        .filter(story_id__in={k[0] for k in wanted}, sense_id__in={k[1] for k in wanted})
-        .values_list("story_id", "sense_id", "split__dataset__name", "split__name", "dataset_id")
-    )
-    for story, sense, dataset, other, other_id in clash.iterator():
-        if (story, sense) in wanted:
+def _check_same_texts(split: Split, samples: list[ParsedSample], story_ids, sense_ids):
+    """A sample whose story and judged sense another sample has is refused, naming both ids,
+    instead of failing on the database's unique constraint: another id of the file, another
+    id of this split (a release with new ids), or a sample of another split (ids are per
+    split in AmbiStory, train and dev both start at 0)."""
+    wanted: dict[tuple[int, int], str] = {}
+    for s in samples:
+        key = (story_ids[s.dataset_id], sense_ids[s.dataset_id])
+        if key in wanted:
             raise AmbiStoryFormatError(
-                wanted[(story, sense)],
-                "*",
-                f"already exists in split {dataset}/{other} (as sample {other_id})",
+                s.dataset_id, "*", f"has the story and judged meaning of sample {wanted[key]}"
             )
+        wanted[key] = s.dataset_id
+    clash = Sample.objects.filter(
+        story_id__in={k[0] for k in wanted}, sense_id__in={k[1] for k in wanted}
+    ).values_list(
+        "story_id", "sense_id", "split_id", "split__dataset__name", "split__name", "dataset_id"
+    )
+    for story, sense, split_id, dataset, other, other_id in clash.iterator():
+        sid = wanted.get((story, sense))
+        if sid is None or (split_id == split.pk and other_id == sid):
+            continue  # another pair, or this very sample (``_check_existing``)
+        if split_id == split.pk:
+            raise AmbiStoryFormatError(
+                sid, "*", f"has the story and judged meaning of the stored sample {other_id}"
+            )
+        raise AmbiStoryFormatError(
+            sid, "*", f"already exists in split {dataset}/{other} (as sample {other_id})"
+        )
 
 
 def _imported_raters(dataset: Dataset, split: Split, count: int) -> list[Rater]:
@@ -414,7 +426,7 @@ def ambistory_import(
     report = ImportReport(split=str(sp))
     setups_before = Setup.objects.count()
     story_ids, sense_ids = _write_structure(samples)
-    _check_other_splits(sp, samples, story_ids, sense_ids)
+    _check_same_texts(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
     numbers = positions_after([sp.pk])[sp.pk]
     new = [(next(numbers), s) for s in samples if s.dataset_id not in existing]

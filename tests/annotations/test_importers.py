@@ -160,3 +160,23 @@ def test_a_superset_keeps_the_stored_positions_and_adds_the_new_samples_after_th
     assert {k: positions[k] for k in before} == before  # nothing renumbered
     assert len(set(positions.values())) == 12
     assert [positions[str(k)] for k in range(6)] == list(range(6, 12))  # in file order
+
+
+def test_two_ids_with_one_story_and_sense_are_refused_naming_both_and_nothing_is_written():
+    data = copy.deepcopy(ambistory_setup(0))
+    data["6"] = copy.deepcopy(data["2"])  # the same sample again, under another id
+    before = _counts()
+    with pytest.raises(AmbiStoryFormatError, match="sample 6: .*sample 2") as caught:
+        ambistory_import(samples=parse_ambistory(data), split="dev")
+    assert caught.value.sample == "6"
+    assert _counts() == before
+
+
+def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
+    data = ambistory_setup(0)
+    ambistory_import(samples=parse_ambistory(data), split="dev")
+    before = _counts()
+    renumbered = {str(int(k) + 100): v for k, v in data.items()}  # a release with new ids
+    with pytest.raises(AmbiStoryFormatError, match="sample 100: .*sample 0"):
+        ambistory_import(samples=parse_ambistory(renumbered), split="dev")
+    assert _counts() == before
