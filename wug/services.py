@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from django.db import models, transaction
 
+from annotations.import_limits import length_problem
 from predictions.backends import get_backend
 from wug.annotators import DEFAULT_BACKEND
 from wug.crowd_reads import crowd_judgments
@@ -16,6 +17,7 @@ from wug.formats import (
     USES,
     Table,
     WordFiles,
+    WugFormatError,
     parse_judgment,
     parse_span,
     render_table,
@@ -33,6 +35,14 @@ from wug.models import (
 )
 
 POSITION_SHIFT = 10_000_000  # kept uses move out of the way of the new positions first
+# The columns stored in a length-bound field, by file: column -> (model, field). PostgreSQL
+# refuses an over-long value with a DataError that names neither file nor line.
+BOUNDED = {
+    USES: {"identifier": (Use, "identifier"), "grouping": (Use, "grouping"),
+           "date": (Use, "date"), "lemma": (Word, "lemma")},
+    JUDGMENTS: {"annotator": (Judgment, "annotator")},
+    SENSES: {"identifier_sense": (WordSense, "identifier")},
+}  # fmt: skip
 
 
 class WugImportError(ValueError):
@@ -56,6 +66,22 @@ def _tables(files: WordFiles) -> dict[str, Table]:
     if files.senses is not None:
         tables[SENSES] = files.senses
     return tables
+
+
+def check_lengths(files: WordFiles) -> None:
+    """Every value fits the field it is stored in (``annotations.import_limits``' rule), else a
+    :class:`WugFormatError` naming the file, line and column."""
+    problem = length_problem(files.name, Word, "name")
+    if problem:
+        raise WugFormatError(f"{files.name[:40]}: the word folder's name {problem}")
+    for name, table in _tables(files).items():
+        for i, row in enumerate(table.rows):
+            for column, (model, field_name) in BOUNDED[name].items():
+                value = row.get(column, "")
+                value = value.strip() if column in ("grouping", "date") else value  # as stored
+                problem = length_problem(value, model, field_name)
+                if problem:
+                    raise WugFormatError(f"{table.where(i, column)}: {problem}")
 
 
 def files_digest(files: WordFiles) -> str:
@@ -228,6 +254,8 @@ def wug_import(*, words: list[WordFiles], replace: bool = False) -> ImportReport
     files is left as it is; with other files it is refused (naming it) unless ``replace``,
     which keeps the unchanged uses of a word with crowd studies (``_replace_word``)."""
     report = ImportReport()
+    for files in words:
+        check_lengths(files)
     for files in words:
         digest = files_digest(files)
         existing = Word.objects.filter(name=files.name).first()

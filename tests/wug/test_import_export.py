@@ -80,6 +80,9 @@ def edit(path: Path, line: int, column: str, value: str) -> None:
         ("judgments.csv", "judgment", "nan", "judgments.csv:3: judgment: 'nan' is outside"),
         ("uses.csv", "indexes_target_token", "0:99999", "uses.csv:3: indexes_target_token:"),
         ("uses.csv", "indexes_target_token", "7", "uses.csv:3: indexes_target_token: '7' is not"),
+        ("judgments.csv", "annotator", "a" * 201, "judgments.csv:3: annotator: is 201 char"),
+        ("uses.csv", "grouping", "1" * 101, "uses.csv:3: grouping: is 101 characters long"),
+        ("uses.csv", "date", "2" * 101, "uses.csv:3: date: is 101 characters long, over"),
     ],
 )
 def test_a_bad_row_is_refused_naming_file_line_and_field_and_nothing_is_written(
