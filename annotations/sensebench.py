@@ -16,12 +16,11 @@ The part of speech is kept as the item's ``set``, so a run's scores come per par
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from .safe_input import InputError, load_path, subject
+from .safe_input import InputError, iter_lines, load_path, loads_line, subject
 from .sensechoice import FORMAT, SenseChoiceData, SenseChoiceFormatError, parse_sense_choice
 
 BEFORE, AFTER = 5, 1
@@ -39,6 +38,12 @@ def detokenize(tokens: Sequence[str]) -> str:
 def window(item: Mapping, where: str) -> str:
     """The item's context: the sentences around the target's, the target marked."""
     sentences, at, token = item["sentences"], item["sentence_index"], item["target_token_index"]
+    if not isinstance(sentences, list) or not all(
+        isinstance(s, list) and all(isinstance(t, str) for t in s) for s in sentences
+    ):
+        raise SenseChoiceFormatError(
+            f"{where}: sentences must be a list of sentences (token lists)"
+        )
     if not isinstance(at, int) or not 0 <= at < len(sentences):
         raise SenseChoiceFormatError(f"{where}: sentence_index {at!r} is not a sentence")
     target = list(sentences[at])
@@ -64,8 +69,8 @@ def candidates(lemma: str, pos: str, senses: Mapping[str, Mapping]) -> list[dict
                 {
                     "key": key,
                     "gloss": sense.get("definition", ""),
-                    "synonyms": list(sense.get("synonyms", [])),
-                    "examples": list(sense.get("examples", [])),
+                    "synonyms": sense.get("synonyms", []),  # a list of strings: checked as
+                    "examples": sense.get("examples", []),  # a candidate's (sensechoice)
                 }
             )
     return found
@@ -83,13 +88,16 @@ def convert_item(item: object, senses: Mapping[str, Mapping], line: int) -> dict
     missing = [name for name in REQUIRED if name not in item]
     if missing:
         raise SenseChoiceFormatError(f"{where}: missing field {', '.join(missing)}")
-    if item["pos"] not in SYNSET_TYPES:
+    if not isinstance(item["pos"], str) or item["pos"] not in SYNSET_TYPES:
         raise SenseChoiceFormatError(
             f"{where}: pos {str(item['pos'])[:10]!r} is not one of {', '.join(SYNSET_TYPES)}"
         )
+    golds = item["gold_sense_keys"]
+    if not isinstance(golds, list) or not all(isinstance(k, str) for k in golds):
+        raise SenseChoiceFormatError(f"{where}: gold_sense_keys must be a list of sense keys")
     found = candidates(str(item["lemma"]), item["pos"], senses)
     keys = [c["key"] for c in found]
-    gold = next((k for k in item["gold_sense_keys"] if k in keys), None)
+    gold = next((k for k in golds if k in keys), None)
     if gold is None:
         raise SenseChoiceFormatError(f"{where}: no gold sense key is among the lemma's senses")
     return {
@@ -103,18 +111,23 @@ def convert_item(item: object, senses: Mapping[str, Mapping], line: int) -> dict
 
 
 def sensebench_document(
-    lines: Sequence[str], senses: Mapping[str, Mapping], *, dataset: str, title: str, split: str
+    lines: Iterable[str | bytes],
+    senses: Mapping[str, Mapping],
+    *,
+    dataset: str,
+    title: str,
+    split: str,
 ) -> dict:
-    """JSON lines of sensebench items and an inventory as one sense-choice document."""
+    """JSON lines of sensebench items (strings, or a binary file's lines) and an inventory as
+    one sense-choice document; each line read under :mod:`annotations.safe_input`'s rules
+    (UTF-8, a BOM allowed, no key twice, no NaN), errors naming the line."""
     items = []
-    for n, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise SenseChoiceFormatError(f"line {n}: not JSON ({error.msg})") from None
-        items.append(convert_item(raw, senses, n))
+    try:
+        for n, text in iter_lines(lines):
+            if text.strip():
+                items.append(convert_item(loads_line(n, text), senses, n))
+    except InputError as error:
+        raise SenseChoiceFormatError(str(error)) from None
     return {"format": FORMAT, "dataset": dataset, "title": title, "split": split,
             "source": "sensebench items", "items": items}  # fmt: skip
 
@@ -129,6 +142,6 @@ def load_sensebench(
         raise SenseChoiceFormatError(subject(str(error), "the sense inventory")) from None
     if not isinstance(senses, dict) or not all(isinstance(v, dict) for v in senses.values()):
         raise SenseChoiceFormatError("the sense inventory must be {sense_key: {definition, ...}}")
-    lines = Path(items_path).read_text(encoding="utf-8").splitlines()
-    doc = sensebench_document(lines, senses, dataset=dataset, title=title, split=split)
+    with Path(items_path).open("rb") as lines:
+        doc = sensebench_document(lines, senses, dataset=dataset, title=title, split=split)
     return parse_sense_choice(doc)

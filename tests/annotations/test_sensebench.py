@@ -13,8 +13,8 @@ import pytest
 from django.core.management import call_command
 
 from annotations.models import Sample
-from annotations.sensebench import convert_item, detokenize, load_sensebench
-from annotations.sensechoice import SenseChoiceFormatError, sense_choice_import
+from annotations.sensebench import convert_item, detokenize, load_sensebench, sensebench_document
+from annotations.sensechoice import SenseChoiceFormatError, parse_sense_choice, sense_choice_import
 
 HERE = Path(__file__).parent / "sensebench"
 ITEMS, SENSES = HERE / "items.jsonl", HERE / "senses.json"
@@ -84,3 +84,52 @@ def test_the_command_imports_them_all_once():
     assert "3 items (0 new)" in out.getvalue()
     assert Sample.objects.filter(split__dataset__name="sb-sample").count() == 3
     assert sense_choice_import(data=_data()).items_created == 0
+
+
+def test_a_file_with_a_bom_and_crlf_reads_like_the_plain_one(tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(b"\xef\xbb\xbf" + ITEMS.read_bytes().replace(b"\n", b"\r\n") + b"\r\n\r\n")
+    data = load_sensebench(items, SENSES, dataset="sb-sample", title="t", split="test")
+    assert data.items == _data().items
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"item_id": "x\xff"}', "line 2 is not UTF-8"),
+        (b'{"item_id": "a", "item_id": "b"}', "line 2: key 'item_id' appears twice"),
+        (b'{"item_id": NaN}', "line 2: NaN is not a number"),
+    ],
+)
+def test_a_line_breaking_the_input_rules_is_refused_naming_it(tmp_path, line, message):
+    items = tmp_path / "items.jsonl"
+    first, *_ = ITEMS.read_bytes().split(b"\n")
+    items.write_bytes(first + b"\n" + line + b"\n")
+    with pytest.raises(SenseChoiceFormatError, match=message):
+        load_sensebench(items, SENSES, dataset="sb-sample", title="t", split="test")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"sentences": 5}, "line 3 .*sentences must be a list of sentences"),
+        (
+            {"sentences": [["The", "art", 2]], "sentence_index": 0},
+            "line 3 .*sentences must be a list of sentences",
+        ),
+        ({"pos": ["NOUN"]}, "line 3 .*pos .* is not one of"),
+        ({"gold_sense_keys": 5}, "line 3 .*gold_sense_keys must be a list of sense keys"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_refused_naming_it(changes, message):
+    senses = json.loads(SENSES.read_text())
+    with pytest.raises(SenseChoiceFormatError, match=message):
+        convert_item(_item(**changes), senses, 3)
+
+
+def test_an_inventory_sense_whose_synonyms_are_not_a_list_is_refused():
+    senses = json.loads(SENSES.read_text())
+    senses["art%1:09:00::"]["synonyms"] = "craft"  # not ["c", "r", "a", "f", "t"]
+    with pytest.raises(SenseChoiceFormatError, match="synonyms: expected a list of strings"):
+        parse_sense_choice(sensebench_document([json.dumps(_item())], senses, dataset="d",
+                                               title="t", split="test"))  # fmt: skip
