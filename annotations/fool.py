@@ -17,11 +17,10 @@ Every problem names the file, the line and the field.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from .safe_input import InputError, load_path, subject
+from .safe_input import DuplicateKey, InputError, decode, load_path, subject
 from .sensebench import detokenize
 from .sensechoice import FORMAT, SenseChoiceData, SenseChoiceFormatError, parse_sense_choice
 
@@ -38,10 +37,12 @@ def label_gloss(word: str, label: str) -> str:
 def _classes(folder: Path) -> dict[str, str]:
     where = f"{folder.name}/{CLASSES}"
     try:
-        raw = json.loads((folder / CLASSES).read_text(encoding="utf-8"))
+        raw = load_path(str(folder / CLASSES))  # safe_input's rules: a BOM is allowed
     except FileNotFoundError:
         raise SenseChoiceFormatError(f"{where}: missing") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+    except DuplicateKey as error:
+        raise SenseChoiceFormatError(f"{where}: class {error.key[:10]!r} twice") from None
+    except InputError as error:
         raise SenseChoiceFormatError(f"{where}: not JSON ({error})") from None
     if not isinstance(raw, dict) or not all(isinstance(v, str) and v for v in raw.values()):
         raise SenseChoiceFormatError(f'{where}: must be {{"0": "label", "1": "label", ...}}')
@@ -50,11 +51,15 @@ def _classes(folder: Path) -> dict[str, str]:
     return {str(k): v for k, v in raw.items()}
 
 
-def _lines(path: Path) -> list[str]:
+def _lines(path: Path) -> list[tuple[int, str]]:
+    """The file's non-blank lines with their own line numbers (for the errors); a BOM is
+    dropped (``safe_input.decode``)."""
+    where = f"{path.parent.name}/{path.name}"
     try:
-        return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except UnicodeDecodeError:
-        raise SenseChoiceFormatError(f"{path.parent.name}/{path.name}: not UTF-8") from None
+        text = decode(path.read_bytes())
+    except InputError as error:
+        raise SenseChoiceFormatError(subject(str(error), where)) from None
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
 
 
 def _context(word: str, line: str, where: str) -> str:
@@ -86,16 +91,17 @@ def _set_items(folder: Path, name: str, classes: dict[str, str], glosses) -> lis
     candidates = [{"key": label, "gloss": glosses.get(label) or label_gloss(word, label)}
                   for _, label in sorted(classes.items(), key=lambda kv: int(kv[0]))]  # fmt: skip
     items = []
-    for n, (line, answer) in enumerate(zip(data, answers, strict=True), start=1):
+    pairs = zip(data, answers, strict=True)
+    for n, ((data_line, line), (gold_line, answer)) in enumerate(pairs, start=1):
         if answer.strip() not in classes:
             raise SenseChoiceFormatError(
-                f"{word}/{name}{GOLD} line {n}: class {answer.strip()[:10]!r} is not in "
+                f"{word}/{name}{GOLD} line {gold_line}: class {answer.strip()[:10]!r} is not in "
                 f"{CLASSES} ({', '.join(sorted(classes))})"
             )
         items.append({
             "id": f"{word}-{name}-{n}",
             "lemma": word,
-            "context": _context(word, line, f"{word}/{name}{DATA} line {n}"),
+            "context": _context(word, line, f"{word}/{name}{DATA} line {data_line}"),
             "candidates": candidates,
             "gold": classes[answer.strip()],
             "set": TRAIN if name == TRAIN else name.removeprefix("set"),

@@ -167,3 +167,19 @@ def _dataset():
     from annotations.models import Dataset
 
     return Dataset.objects.get(name="fool-layout")
+
+
+def test_files_with_a_bom_and_crlf_read_like_the_plain_ones(tmp_path):
+    root = _copy(tmp_path)
+    for path in root.rglob("*.txt"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))
+    assert fool_document(root, dataset="d", title="t") == fool_document(
+        SAMPLE, dataset="d", title="t"
+    )
+
+
+def test_an_error_names_the_files_own_line_past_a_blank_one(tmp_path):
+    root = _copy(tmp_path)
+    (root / "crane/set3.data.txt").write_text("1\tthe crane rose .\n\n9\tthe crane flew .\n")
+    with pytest.raises(SenseChoiceFormatError, match=r"set3.data.txt line 3: position '9'"):
+        fool_document(root, dataset="d", title="t")
