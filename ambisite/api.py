@@ -4,6 +4,8 @@ on, so it lives at the bottom): one small base class per concern.
 * :class:`ApiSchema` documents the error answers every endpoint can give, so that the
   OpenAPI schema describes all responses (Schemathesis checks it).
 * :class:`ApiPagination` is page-number pagination with an optional ``page_size``.
+* :class:`StrictFilterBackend` filters as django-filter does and refuses (400 naming it) a
+  query parameter the view does not read.
 * :class:`ReadOnlyViewSet` is list + retrieve for researchers only.
 """
 
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import mixins, serializers, viewsets
@@ -21,11 +24,13 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import BasePagination, PageNumberPagination
 from rest_framework.permissions import BasePermission
 from rest_framework.schemas.inspectors import ViewInspector
+from rest_framework.settings import api_settings
 
 if TYPE_CHECKING:
     from rest_framework.permissions import _PermissionClass
 
 from ambisite.access import is_researcher
+from ambisite.query import unknown_param
 
 ERROR = inline_serializer(
     name="Error",
@@ -102,11 +107,38 @@ class ApiPagination(PageNumberPagination):
         return parameters
 
 
+class StrictFilterBackend(DjangoFilterBackend):
+    """django-filter's backend, which silently ignores a parameter it has no filter for (so
+    ``ratings/?kind=relatedness`` or a misspelt ``studdy=`` answered every row with 200): a
+    parameter that is neither one of the view's filters, nor ``page``/``page_size``, nor
+    ``format`` is a 400 keyed by its name. It runs for lists and single objects alike (DRF
+    filters before ``get_object``), and for a view without filters (it takes none)."""
+
+    def filter_queryset(self, request, queryset, view):
+        unknown = unknown_param(request.query_params, self.known_params(queryset, view))
+        if unknown is not None:
+            name, message = unknown
+            raise ValidationError({name: [f"{name}: {message}"]})
+        return super().filter_queryset(request, queryset, view)
+
+    def known_params(self, queryset, view) -> set[str]:
+        known = {api_settings.URL_FORMAT_OVERRIDE}
+        filterset_class = self.get_filterset_class(view, queryset)
+        if filterset_class is not None:
+            known.update(filterset_class.base_filters)
+        paginator = getattr(view, "paginator", None)
+        for name in ("page_query_param", "page_size_query_param"):
+            if getattr(paginator, name, None):
+                known.add(getattr(paginator, name))
+        return known
+
+
 class ApiMixin:
-    """Researchers only, documented errors, paginated lists."""
+    """Researchers only, documented errors, paginated lists, unknown parameters refused."""
 
     permission_classes: Sequence[_PermissionClass] = [IsResearcher]
     pagination_class: type[BasePagination] | None = ApiPagination
+    filter_backends = [StrictFilterBackend]
     schema: ViewInspector | None = ApiSchema()
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from django.core.exceptions import BadRequest
 
 MAX_ID = 2**63 - 1  # the largest primary key PostgreSQL's bigint holds
@@ -29,3 +31,16 @@ def bounded_int(value: object, default: int, low: int = 0, high: int = MAX_ID) -
     except (TypeError, ValueError):
         return default
     return min(max(number, low), high)
+
+
+def unknown_param(params: Mapping, known: Iterable[str]) -> tuple[str, str] | None:
+    """The first query parameter that is not in ``known``, with the message that names it
+    and the ones the address takes; None when every one is known. Every view that reads a
+    query string refuses through this rule (``annotations.scope.refuse_unknown``, the API's
+    ``ambisite.api.StrictFilterBackend``), so a misspelt filter is never silently ignored."""
+    allowed = set(known)
+    for name in params:
+        if name not in allowed:
+            listed = ", ".join(sorted(allowed)) or "none"
+            return name[:60], f"unknown query parameter (this address takes: {listed})"
+    return None

@@ -21,6 +21,8 @@ from urllib.parse import urlencode
 from django.core.exceptions import BadRequest
 from django.db.models import Q
 
+from ambisite.query import unknown_param
+
 from .kinds import KINDS
 from .models import Dataset, Rater, Rating, RatingQuerySet, Sample, SampleQuerySet, Split, TaskKind
 
@@ -65,11 +67,9 @@ def register_study_finder(finder: StudyFinder) -> None:
 
 def refuse_unknown(params: Mapping, known: Iterable[str]) -> None:
     """``BadRequest`` naming the first query parameter that is not in ``known``."""
-    allowed = set(known)
-    for name in params:
-        if name not in allowed:
-            listed = ", ".join(sorted(allowed)) or "none"
-            raise ScopeError(name[:60], f"unknown query parameter (this address takes: {listed})")
+    unknown = unknown_param(params, known)
+    if unknown is not None:
+        raise ScopeError(*unknown)
 
 
 def flag_param(params: Mapping, name: str) -> bool:

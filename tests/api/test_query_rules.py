@@ -48,3 +48,46 @@ def test_the_schema_states_the_rules():
     assert parameters["setup"]["schema"]["minimum"] == 1
     assert parameters["homonym"]["schema"]["pattern"] == "^[^\\x00]*$"
     assert all(p["allowEmptyValue"] for p in parameters.values())
+
+
+@pytest.mark.parametrize(
+    "address, name",
+    [
+        ("/api/v1/samples/?studdy=pilot", "studdy"),
+        ("/api/v1/ratings/?kind=relatedness", "kind"),
+        ("/api/v1/ratings/?include_outdated=true", "include_outdated"),
+        ("/api/v1/ratings/1/?sample=1&raterr=x", "raterr"),
+        ("/api/v1/splits/?datasett=ambistory", "datasett"),
+        ("/api/v1/setups/?form=bank", "form"),
+        ("/api/v1/datasets/?name=ambistory", "name"),
+        ("/api/v1/studies/?statuss=open", "statuss"),
+        ("/api/v1/runs/?splitt=dev", "splitt"),
+        ("/api/v1/predictions/?runn=1", "runn"),
+        ("/api/v1/wug/words/?word=bank", "word"),
+        ("/api/v1/wug/words/bank/?x=1", "x"),
+    ],
+)
+def test_an_unknown_parameter_is_a_400_naming_it_never_the_unfiltered_list(
+    api, small_split, address, name
+):
+    response = api.get(address)
+    assert response.status_code == 400, response.content[:200]
+    (message,) = response.json()[name]
+    assert message.startswith(f"{name}: unknown query parameter (this address takes: ")
+
+
+def test_every_documented_parameter_and_the_page_ones_are_still_taken(api, small_split):
+    for address in (
+        "/api/v1/samples/?dataset=ambistory&split=dev&homonym=bank&setup=1&has_ending=true"
+        "&study=&page=1&page_size=5",
+        "/api/v1/ratings/?dataset=ambistory&split=dev&sample=1&rater=&rater_kind=imported"
+        "&study=&include_excluded=false&page_size=5",
+        "/api/v1/splits/?dataset=ambistory&name=dev",
+        "/api/v1/setups/?homonym=bank",
+        "/api/v1/studies/?status=open",
+        "/api/v1/runs/?status=queued&backend=import&dataset=ambistory&split=dev",
+        "/api/v1/predictions/?run=1&sample=1",
+        "/api/v1/datasets/?page=1&format=json",
+        "/api/v1/wug/words/",
+    ):
+        assert api.get(address).status_code == 200, address

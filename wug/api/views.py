@@ -38,7 +38,8 @@ class WordListView(ApiMixin, GenericAPIView):
 
     @extend_schema(operation_id="wug_words_list", responses={200: SCORES_LIST})
     def get(self, request):
-        return Response([exports_jsonl.score_record(w) for w in Word.objects.all()])
+        words = self.filter_queryset(Word.objects.all())  # it takes no parameter: 400
+        return Response([exports_jsonl.score_record(w) for w in words])
 
 
 class WordDetailView(ApiMixin, GenericAPIView):
@@ -46,7 +47,8 @@ class WordDetailView(ApiMixin, GenericAPIView):
 
     @extend_schema(operation_id="wug_words_retrieve", responses={200: SCORES})
     def get(self, request, name: str):
-        return Response(exports_jsonl.score_record(get_object_or_404(Word, name=name)))
+        words = self.filter_queryset(Word.objects.all())  # it takes no parameter: 400
+        return Response(exports_jsonl.score_record(get_object_or_404(words, name=name)))
 
 
 class WugExportView(StreamingExportView):
