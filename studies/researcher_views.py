@@ -15,7 +15,7 @@ from ambisite.access import researcher_required
 from ambisite.http import attachment
 from ambisite.query import id_param
 from annotations.models import Sample
-from annotations.scope import refuse_unknown
+from annotations.scope import ScopeError, flag_param, refuse_unknown
 
 from . import list_views, monitoring, participant_views, researcher_reads, services
 from .adaptive import TRADEOFF, rule_text
@@ -175,9 +175,11 @@ def study_export(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     them, in AmbiStory JSON (the import format). ``?ratings=all`` adds every other rating of
     those texts (imports, other studies); ``?include_excluded=1`` keeps excluded raters'."""
     refuse_unknown(request.GET, ("ratings", "include_excluded"))
-    study = get_object_or_404(Study, pk=pk)
-    include = request.GET.get("include_excluded") == "1"
+    include = flag_param(request.GET, "include_excluded")  # true/1/yes, as every export
+    if request.GET.get("ratings", "") not in ("", "all"):
+        raise ScopeError("ratings", "give ratings=all (every rating) or leave it out")
     every = request.GET.get("ratings") == "all"
+    study = get_object_or_404(Study, pk=pk)
     rows = iter_study_ambistory_json(study, include_excluded=include, every=every)
     response = StreamingHttpResponse(rows, content_type="application/json")
     suffix = "-all-ratings" if every else ""

@@ -61,6 +61,33 @@ def test_the_export_holds_the_study_ratings_unless_all_are_asked_for(researcher_
     assert sorted(len(r["choices"]) for r in every.values()) == [5] * 20 + [6] * 4
 
 
+def test_the_export_reads_its_flags_as_every_other_export_and_refuses_a_bad_value(
+    researcher_client, researcher
+):
+    from annotations.services import rater_exclude
+
+    study = open_study(samples=rated_setups(4), per_participant=4, ratings=2)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    rate_all(participant)
+    rater_exclude(rater=participant.rater, source="manual", reason="test", by=researcher)
+    url = reverse("studies:export", args=[study.pk])
+
+    def n_choices(query: str) -> int:
+        body = b"".join(researcher_client.get(url + query).streaming_content)
+        return sum(len(r["choices"]) for r in json.loads(body).values())
+
+    assert n_choices("") == 0
+    assert n_choices("?include_excluded=1") == n_choices("?include_excluded=true") == 4
+    assert n_choices("?ratings=all&include_excluded=yes") == 24 * 5 + 4
+    for query, name in (
+        ("?include_excluded=maybe", "include_excluded"),
+        ("?ratings=al", "ratings"),
+    ):
+        response = researcher_client.get(url + query)
+        assert response.status_code == 400 and name.encode() in response.content
+
+
 def test_the_study_page_shows_this_study_and_all_ratings(researcher_client):
     study = open_study(samples=rated_setups(4), per_participant=4, ratings=2)
     page = researcher_client.get(reverse("studies:detail", args=[study.pk])).content.decode()
