@@ -138,7 +138,11 @@ def iter_reference_jsonl(
     ratings: RatingQuerySet | None = None,
 ) -> Iterator[str]:
     """The official reference format: one ``{"id", "label"}`` line per sample; ``ratings``
-    narrows which ratings are written (e.g. one study's own)."""
+    narrows which ratings are written (e.g. one study's own). A sample with no rating in
+    that scope is left out: a line needs a label (the official scorer averages it, and
+    ``predictions.evaluation.parse_reference`` refuses an empty one)."""
     for row, found in _with_ratings(samples, include_excluded, ratings):
         label = [score for score, _ in found]
+        if not label:
+            continue
         yield json.dumps({"id": row["dataset_id"], "label": label}) + "\n"

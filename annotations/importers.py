@@ -211,8 +211,11 @@ def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
     """For each split, the positions its new samples take in file order: on from one past the
     split's last stored position (0 for an empty split), so that two files imported into one
     split (a later AmbiStory file, sensebench's nouns then its verbs) never share a position
-    and no stored sample is renumbered. Every importer of samples numbers them here."""
+    and no stored sample is renumbered. Every importer of samples numbers them here, in its
+    transaction: the splits' rows are locked first, so two imports into one split at once
+    number one after the other instead of both from the same last position."""
     ids = set(split_ids)
+    list(Split.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
     last = dict(
         Sample.objects.filter(split_id__in=ids)
         .values("split_id")

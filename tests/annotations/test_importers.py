@@ -1,10 +1,14 @@
 """Import of AmbiStory JSON: counts, idempotence, and all-or-nothing rejection."""
 
 import copy
+import json
+import threading
 
 import pytest
+from django.db import connection, connections, transaction
 from django.db.models import Count
 
+from annotations.exporters import iter_ambistory_json
 from annotations.importers import AmbiStoryFormatError, ambistory_import, parse_ambistory
 from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
 from tests.conftest import load_split_json
@@ -150,6 +154,17 @@ def test_a_second_file_into_the_same_split_is_numbered_after_the_first():
     assert [sid for sid, _ in positions] == [str(k) for k in range(12)]  # first file first
 
 
+def test_two_files_into_one_split_export_as_the_two_files_joined():
+    """The export follows the split's order: the first file, then the second, nothing lost
+    or re-typed (before, the two interleaved, 0, 6, 1, 7, ..., with ties either way)."""
+    first, second = ambistory_setup(0), ambistory_setup(6, homonym="pitch")
+    ambistory_import(samples=parse_ambistory(first), split="dev")
+    ambistory_import(samples=parse_ambistory(second), split="dev")
+    exported = json.loads("".join(iter_ambistory_json(Sample.objects.all())))
+    assert list(exported) == [*first, *second]
+    assert exported == {**first, **second}
+
+
 def test_a_superset_keeps_the_stored_positions_and_adds_the_new_samples_after_them():
     ambistory_import(samples=parse_ambistory(ambistory_setup(6, homonym="pitch")), split="dev")
     before = dict(_positions("dev"))
@@ -180,3 +195,51 @@ def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
     with pytest.raises(AmbiStoryFormatError, match="sample 100: .*sample 0"):
         ambistory_import(samples=parse_ambistory(renumbered), split="dev")
     assert _counts() == before
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_into_one_split_at_once_number_one_after_the_other():
+    """The second import reads the split's last position only once the first has committed
+    (the split's row is locked in ``positions_after``): without the lock it read it before
+    the first's samples were visible and numbered its own from the same position."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # ids 0-5
+    imported, go_on, errors = threading.Event(), threading.Event(), []
+
+    def first() -> None:  # imports ids 6-11 and holds its transaction open for a while
+        try:
+            with transaction.atomic():
+                ambistory_import(
+                    samples=parse_ambistory(ambistory_setup(6, homonym="pitch")), split="dev"
+                )
+                imported.set()
+                go_on.wait(timeout=1.0)  # the second import waits on the lock meanwhile
+        except Exception as exc:  # noqa: BLE001 (reported by the assertion below)
+            errors.append(exc)
+            imported.set()
+        finally:
+            connections.close_all()
+
+    def second() -> None:  # ids 12-17, started while the first's rows are uncommitted
+        try:
+            imported.wait(timeout=10)
+            ambistory_import(
+                samples=parse_ambistory(ambistory_setup(12, homonym="bat")), split="dev"
+            )
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            go_on.set()
+            connections.close_all()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    positions = _positions("dev")
+    assert len(positions) == 18
+    assert len({p for _, p in positions}) == 18  # no two samples share a position
