@@ -34,13 +34,28 @@ def bounded_int(value: object, default: int, low: int = 0, high: int = MAX_ID) -
 
 
 def unknown_param(params: Mapping, known: Iterable[str]) -> tuple[str, str] | None:
-    """The first query parameter that is not in ``known``, with the message that names it
-    and the ones the address takes; None when every one is known. Every view that reads a
-    query string refuses through this rule (``annotations.scope.refuse_unknown``, the API's
-    ``ambisite.api.StrictFilterBackend``), so a misspelt filter is never silently ignored."""
+    """The first query parameter that is not in ``known``, or that is given more than once,
+    with the message that names it; None when every one is known and given once. Every view
+    that reads a query string refuses through this rule (``annotations.scope.refuse_unknown``,
+    the API's ``ambisite.api.StrictFilterBackend``), so a misspelt filter is never silently
+    ignored, and ``?split=dev&split=nope`` is never silently read as its last value (no
+    parameter takes a list: the API's filters are all single-valued)."""
     allowed = set(known)
     for name in params:
         if name not in allowed:
             listed = ", ".join(sorted(allowed)) or "none"
             return name[:60], f"unknown query parameter (this address takes: {listed})"
+        repeated = repeated_param(params, name)
+        if repeated is not None:
+            return repeated
     return None
+
+
+def repeated_param(params: Mapping, name: str) -> tuple[str, str] | None:
+    """``name`` with the message that refuses it when the query string gives it more than
+    once (a ``QueryDict`` keeps every value; ``get`` would silently read the last one)."""
+    getlist = getattr(params, "getlist", None)
+    times = len(getlist(name)) if getlist is not None else 1
+    if times <= 1:
+        return None
+    return name[:60], f"given {times} times (this address reads one value: give it once)"

@@ -23,7 +23,9 @@ def split_scope(params) -> RatingScope:
     """One split's scope for the split exports: ``dataset`` defaults to ambistory, ``split``
     is required, ``study`` narrows the ratings to the study's own; these files are written
     on the current texts, so ``include_outdated`` is refused."""
-    scope = parse_scope({"dataset": "ambistory", **params.dict()}, default_kind=None)
+    merged = params.copy()  # a QueryDict keeps every value, so a repeated one is refused
+    merged.setdefault("dataset", "ambistory")
+    scope = parse_scope(merged, default_kind=None)
     if not params.get("split") or scope.split is None:
         raise ScopeError("split", "give one split by name (e.g. dev)")
     if scope.include_outdated:

@@ -91,3 +91,45 @@ def test_every_documented_parameter_and_the_page_ones_are_still_taken(api, small
         "/api/v1/wug/words/",
     ):
         assert api.get(address).status_code == 200, address
+
+
+@pytest.mark.parametrize(
+    "address, name",
+    [
+        ("/api/v1/samples/?split=dev&split=nope", "split"),
+        ("/api/v1/ratings/?include_excluded=false&include_excluded=true", "include_excluded"),
+        ("/api/v1/splits/?name=dev&name=dev", "name"),
+        ("/api/v1/samples/?page_size=5&page_size=6", "page_size"),
+        ("/api/v1/exports/ambistory.json?split=dev&split=nope", "split"),
+        ("/api/v1/exports/reference.jsonl?split=dev&dataset=ambistory&dataset=x", "dataset"),
+        ("/api/v1/exports/ratings.jsonl?split=dev&split=nope", "split"),
+        ("/api/v1/exports/ratings.csv?kind=plausibility&kind=plausibility", "kind"),
+    ],
+)
+def test_a_parameter_given_twice_is_a_400_naming_it_never_its_last_value(
+    api, small_split, address, name
+):
+    """``?split=dev&split=nope`` was read as ``nope`` (or ``dev``, by the view): no parameter
+    takes a list, so one given more than once is refused, whatever its values."""
+    response = api.get(address)
+    assert response.status_code == 400, response.content[:200]
+    (message,) = response.json()[name]
+    assert message.startswith(f"{name}: given 2 times"), message
+
+
+def test_the_dashboards_scope_refuses_a_repeated_parameter(researcher_client, small_split):
+    for url in ("/dashboards/?", "/dashboards/charts/rating-histogram.json?"):
+        response = researcher_client.get(url + "split=nope&split=dev")  # was read as dev
+        assert response.status_code == 400, url
+        assert b"split: given 2 times" in response.content, url
+
+
+def test_the_rule_refuses_a_repeat_in_a_query_dict_only():
+    from django.http import QueryDict
+
+    from ambisite.query import unknown_param
+
+    assert unknown_param(QueryDict("a=1&b=2"), ("a", "b")) is None
+    assert unknown_param({"a": "1"}, ("a",)) is None
+    name, message = unknown_param(QueryDict("a=1&b=2&b=2&b=3"), ("a", "b"))
+    assert (name, message.split(" (")[0]) == ("b", "given 3 times")
