@@ -1,22 +1,22 @@
 """Exports as generators of text chunks, so a view can stream them and memory stays flat.
 
 * AmbiStory JSON: the import format, with ``average``/``stdev`` recomputed from the ratings
-  exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``). The texts are
-  the reference versions and so are the ratings: ratings of another version (an earlier
-  reference text, a study's own correction) are left out (the long-format rating export
-  lists them with their versions).
+  exactly as the dataset computes them (``sum/len`` and ``statistics.stdev``: the official
+  rule's ``label_mean`` and ``label_sd``). The texts are the reference versions and so are
+  the ratings: ratings of another version (an earlier reference text, a study's own
+  correction) are left out (the long-format rating export lists them with their versions).
 * The official reference jsonl: ``{"id": "0", "label": [4, 5, 3, 1, 5]}`` per line.
 """
 
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Callable, Iterable, Iterator
 
 from django.db.models import QuerySet
 
 from .models import Rater, Rating, RatingQuerySet, Sample
+from .official import label_mean, label_sd
 
 CHUNK = 2000
 
@@ -96,8 +96,8 @@ def ambistory_record(row: dict, ratings: list[tuple]) -> dict:
         "sentence": row["story__setup__sentence"],
         "ending": row["story__ending"],
         "choices": choices,
-        "average": sum(choices) / len(choices) if choices else None,
-        "stdev": statistics.stdev(choices) if len(choices) > 1 else (0.0 if choices else None),
+        "average": label_mean(choices) if choices else None,
+        "stdev": label_sd(choices) if choices else None,
         "nonsensical": [flag for _, flag in ratings],
         "sample_id": row["sample_id"],
         "example_sentence": row["sense__example_sentence"],

@@ -210,7 +210,9 @@ class SampleQuerySet(models.QuerySet):
 
     def with_stats(self, include_excluded: bool = False) -> SampleQuerySet:
         """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings
-        (with ``include_excluded``, excluded raters' too; never those of an earlier text)."""
+        (with ``include_excluded``, excluded raters' too; never those of an earlier text).
+        ``sd`` is PostgreSQL's ``stddev_samp``, which can differ in the last bit from the
+        official SD: for display only, never to score (``selectors.attach_official_sd``)."""
         valid = current_ratings("ratings__") if include_excluded else valid_ratings("ratings__")
         scale = valid & decided_ratings("ratings__")
         return self.annotate(

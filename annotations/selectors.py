@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from .models import Rating, Sample, Setup
+from .models import Rating, Sample, Setup, decided_ratings
+from .official import label_sd
 
 
 @dataclass
@@ -15,6 +17,24 @@ class SampleRow:
     ratings: list[Rating]
     mean: float | None
     sd: float | None
+
+
+def attach_official_sd(samples: Iterable[Sample]) -> None:
+    """Set each sample's ``sd`` to the official SD (:func:`annotations.official.label_sd`,
+    ``statistics.stdev``) of its valid, decided ratings, None below two (one query).
+
+    ``SampleQuerySet.with_stats`` annotates ``sd`` with PostgreSQL's ``stddev_samp``, which
+    differs in the last bit for ratings as plain as [2, 4] (1.414213562373095 instead of
+    1.4142135623730951) and so flips "within one SD" for a prediction on the boundary: it is
+    for display only, and a figure anyone may score with (the API's) comes from here."""
+    samples = list(samples)
+    scores: dict[int, list[int]] = {s.pk: [] for s in samples}
+    ratings = Rating.objects.valid().filter(decided_ratings(), sample__in=list(scores))
+    for sample_id, score in ratings.order_by().values_list("sample_id", "score"):
+        scores[sample_id].append(score)
+    for sample in samples:
+        found = scores[sample.pk]
+        sample.sd = label_sd(found) if len(found) > 1 else None  # type: ignore[attr-defined]
 
 
 def setups_in_order() -> QuerySet[Setup]:

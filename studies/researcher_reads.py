@@ -80,7 +80,8 @@ def study_samples_with_stats(study: Study) -> SampleQuerySet:
     study's own valid ratings and ``n_all`` over every valid rating of the sample (imports
     and other studies too). Excluded raters count in neither, nor do ratings given on a
     text the study no longer shows (``n_outdated`` counts the study's own of those); ``n_all``
-    counts the ratings of the reference texts (the benchmark's labels)."""
+    counts the ratings of the reference texts (the benchmark's labels). ``sd`` is the
+    database's ``stddev_samp``, shown on the study page only (see ``with_stats``)."""
     valid, mine = valid_ratings("ratings__"), Q(ratings__rater__participant__study=study)
     own = shown_texts.valid_in_study(study, "ratings__") & mine
     scale = own & decided_ratings("ratings__")  # "cannot decide" counted, not averaged

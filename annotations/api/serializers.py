@@ -53,7 +53,12 @@ class SampleSerializer(serializers.ModelSerializer):
     ending = serializers.CharField(source="story.ending", read_only=True)
     n_ratings = serializers.IntegerField(read_only=True, help_text="Valid ratings.")
     mean = serializers.FloatField(read_only=True, allow_null=True)
-    sd = serializers.FloatField(read_only=True, allow_null=True, help_text="Sample SD.")
+    sd = serializers.FloatField(
+        read_only=True,
+        allow_null=True,
+        help_text="Sample SD of the valid ratings as the official scorer computes it "
+        "(statistics.stdev); null below two ratings.",
+    )
     n_nonsensical = serializers.IntegerField(read_only=True)
 
     class Meta:

@@ -6,6 +6,7 @@ from django.db.models import Count, Exists, F, OuterRef, Prefetch
 
 from ambisite.api import ReadOnlyViewSet
 from annotations.models import Dataset, RaterExclusion, Rating, Sample, Setup, Split
+from annotations.selectors import attach_official_sd
 
 from . import filters, serializers
 
@@ -52,6 +53,13 @@ class SampleViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         return Sample.objects.with_related().with_stats().order_by("split_id", "position")
+
+    def get_serializer(self, *args, **kwargs):
+        """The samples shown get the official ``sd`` (``attach_official_sd``), not the
+        database's ``stddev_samp``, which can differ in the last bit."""
+        if args and args[0] is not None:
+            attach_official_sd(args[0] if kwargs.get("many") else [args[0]])
+        return super().get_serializer(*args, **kwargs)
 
 
 class RatingViewSet(ReadOnlyViewSet):

@@ -47,3 +47,31 @@ def test_it_gives_non_researchers_nothing(non_researchers, small_split):
     for _, client, status in non_researchers:
         assert_refused(client.get("/api/v1/samples/"), status)
         assert_refused(client.get(f"/api/v1/samples/{sample.pk}/"), status)
+
+
+def test_sd_is_the_official_one_not_the_databases(api, db):
+    """PostgreSQL's stddev_samp gives 1.414213562373095 for [2, 4], the official
+    ``statistics.stdev`` 1.4142135623730951: with the database's, a client applying the
+    official rule to the API's mean and sd judged 1.585786437626905 outside one SD, where
+    the official scorer counts it inside."""
+    import statistics
+
+    from annotations.importers import ambistory_import, parse_ambistory
+    from annotations.models import Sample
+    from annotations.official import is_within_sd
+    from tests.factories import ambistory_sample
+
+    ambistory_import(
+        samples=parse_ambistory({"0": ambistory_sample("0", choices=[2, 4])}), split="sd"
+    )
+    (in_sql,) = Sample.objects.filter(split__name="sd").with_stats().values_list("sd", flat=True)
+    official = statistics.stdev([2, 4])
+    assert (in_sql, official) == (1.414213562373095, 1.4142135623730951)  # the two differ
+
+    (row,) = api.get("/api/v1/samples/", {"split": "sd"}).json()["results"]
+    assert row["sd"] == official and row["mean"] == 3.0
+    assert api.get(f"/api/v1/samples/{row['id']}/").json()["sd"] == official
+    prediction = 1.585786437626905
+    assert is_within_sd(prediction, [2, 4])
+    assert row["mean"] - row["sd"] < prediction  # the rule on the API's figures agrees
+    assert not row["mean"] - in_sql < prediction  # on the database's it did not
