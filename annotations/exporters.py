@@ -5,6 +5,8 @@
   rule's ``label_mean`` and ``label_sd``). The texts are the reference versions and so are
   the ratings: ratings of another version (an earlier reference text, a study's own
   correction) are left out (the long-format rating export lists them with their versions).
+  A sample with no rating is written with its labels redacted (``"(???)"``), as in the
+  official test files, so an unlabelled split's export imports back (``allow_redacted``).
 * The official reference jsonl: ``{"id": "0", "label": [4, 5, 3, 1, 5]}`` per line.
 """
 
@@ -15,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from django.db.models import QuerySet
 
+from .importers import redacted_labels
 from .models import Rater, Rating, RatingQuerySet, Sample
 from .official import label_mean, label_sd
 
@@ -88,17 +91,28 @@ def _with_ratings(
 
 
 def ambistory_record(row: dict, ratings: list[tuple]) -> dict:
+    """One sample in the file's key order. A sample with no rating (an unlabelled split, or
+    one the scope has no rating of) has its labels redacted as in the official test files,
+    ``"(???)"``, which the import reads back with ``allow_redacted`` (an empty ``choices``
+    and a null ``average`` it refuses)."""
     choices = [score for score, _ in ratings]
+    labels = (
+        {
+            "choices": choices,
+            "average": label_mean(choices),
+            "stdev": label_sd(choices),
+            "nonsensical": [flag for _, flag in ratings],
+        }
+        if choices
+        else redacted_labels()
+    )
     return {
         "homonym": row["story__setup__homonym__form"],
         "judged_meaning": row["sense__gloss"],
         "precontext": row["story__setup__precontext"],
         "sentence": row["story__setup__sentence"],
         "ending": row["story__ending"],
-        "choices": choices,
-        "average": label_mean(choices) if choices else None,
-        "stdev": label_sd(choices) if choices else None,
-        "nonsensical": [flag for _, flag in ratings],
+        **labels,
         "sample_id": row["sample_id"],
         "example_sentence": row["sense__example_sentence"],
     }

@@ -119,6 +119,13 @@ def _check_labels(sid: str, raw: Mapping) -> tuple[tuple[int, ...], tuple[bool, 
     return tuple(choices), tuple(nonsensical)
 
 
+def redacted_labels() -> dict[str, str]:
+    """The label fields of an unlabelled sample as the official test files write them
+    (every one ``"(???)"``): what ``allow_redacted`` reads as "no labels", and what the
+    AmbiStory export writes for a sample with no rating, so that the file imports back."""
+    return dict.fromkeys(LABEL_FIELDS, REDACTED)
+
+
 def _is_redacted(raw: Mapping) -> bool:
     return all(raw.get(name) == REDACTED for name in ("choices", "average"))
 

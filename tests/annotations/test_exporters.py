@@ -48,3 +48,23 @@ def test_the_reference_leaves_out_samples_without_a_rating_in_its_scope(dev_spli
         len(labels) == ratings.filter(sample=s).count()
         for s, labels in zip(rated, reference.values())
     )
+
+
+def test_an_unlabelled_split_exports_redacted_and_imports_back():
+    """An unlabelled split (imported from a redacted test file) was exported with
+    ``"choices": []`` and ``"average": null``, which the import refuses even with
+    ``allow_redacted``; its labels are now ``"(???)"`` as in the official test files."""
+    from annotations.importers import ambistory_import, parse_ambistory
+    from tests.factories import ambistory_setup
+
+    hidden = dict.fromkeys(("choices", "average", "stdev", "nonsensical"), "(???)")
+    redacted = {sid: {**s, **hidden} for sid, s in ambistory_setup(0).items()}
+    ambistory_import(samples=parse_ambistory(redacted, allow_redacted=True), split="test")
+    text = "".join(iter_ambistory_json(Sample.objects.filter(split__name="test")))
+    assert json.loads(text) == redacted
+    parsed = parse_ambistory(json.loads(text), allow_redacted=True)
+    assert not any(s.labelled for s in parsed)
+    Sample.objects.filter(split__name="test").delete()  # a story is in one split only
+    ambistory_import(samples=parsed, split="test-again")
+    again = "".join(iter_ambistory_json(Sample.objects.filter(split__name="test-again")))
+    assert again == text

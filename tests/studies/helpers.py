@@ -120,3 +120,12 @@ def wait_for_connections(needed: int, timeout: float = 120.0) -> None:
                     f"{needed} connections needed, {free} free after {timeout:.0f} s: {holders}"
                 )
         time.sleep(0.5)
+
+
+def n_labels(record: dict) -> int:
+    """How many ratings an exported AmbiStory record holds: 0 for a sample without any,
+    which the export writes with its labels redacted as the official test files do."""
+    if record["choices"] == REDACTED:
+        assert all(record[k] == REDACTED for k in ("average", "stdev", "nonsensical"))
+        return 0
+    return len(record["choices"])

@@ -17,7 +17,7 @@ from studies.models import AttentionAnswer, Participant, Slot, Study
 from studies.templatetags.study_text import minutes_text
 from tests.factories import ambistory_setup
 
-from .helpers import open_study, pid, qualify, rate_all
+from .helpers import n_labels, open_study, pid, qualify, rate_all
 
 pytestmark = pytest.mark.django_db
 
@@ -57,8 +57,8 @@ def test_the_export_holds_the_study_ratings_unless_all_are_asked_for(researcher_
     url = reverse("studies:export", args=[study.pk])
     own = json.loads(b"".join(researcher_client.get(url).streaming_content))
     every = json.loads(b"".join(researcher_client.get(url + "?ratings=all").streaming_content))
-    assert sorted(len(r["choices"]) for r in own.values()) == [0] * 20 + [1] * 4
-    assert sorted(len(r["choices"]) for r in every.values()) == [5] * 20 + [6] * 4
+    assert sorted(n_labels(r) for r in own.values()) == [0] * 20 + [1] * 4
+    assert sorted(n_labels(r) for r in every.values()) == [5] * 20 + [6] * 4
 
 
 def test_the_export_reads_its_flags_as_every_other_export_and_refuses_a_bad_value(
@@ -75,7 +75,7 @@ def test_the_export_reads_its_flags_as_every_other_export_and_refuses_a_bad_valu
 
     def n_choices(query: str) -> int:
         body = b"".join(researcher_client.get(url + query).streaming_content)
-        return sum(len(r["choices"]) for r in json.loads(body).values())
+        return sum(n_labels(r) for r in json.loads(body).values())
 
     assert n_choices("") == 0
     assert n_choices("?include_excluded=1") == n_choices("?include_excluded=true") == 4

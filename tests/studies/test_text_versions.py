@@ -16,7 +16,7 @@ from studies import researcher_reads, selectors, services
 from studies.models import Slot, StudyText
 from studies.text_corrections import sample_texts_correct
 
-from .helpers import open_study, pid, qualify, rate_all
+from .helpers import n_labels, open_study, pid, qualify, rate_all
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +125,7 @@ def test_benchmark_exports_keep_the_reference_text_and_flag_study_versions_in_lo
     rate_all(newcomer)  # one of the story's samples, on the study's ending
     data = json.loads("".join(iter_ambistory_json(Sample.objects.filter(studies=study))))
     assert data[sample.dataset_id]["ending"] == old
-    assert sum(len(r["choices"]) for r in data.values()) == 6  # the reference's ratings
+    assert sum(n_labels(r) for r in data.values()) == 6  # the reference's ratings
     lines = "".join(iter_ratings_csv(ratings_for_export(include_excluded=True))).splitlines()
     assert lines[0].endswith(",setup_version,story_version,sense_version,outdated")
     flagged = [line for line in lines[1:] if line.endswith(",true")]
@@ -136,7 +136,7 @@ def test_benchmark_exports_keep_the_reference_text_and_flag_study_versions_in_lo
     own = researcher_client.get(reverse("studies:export", args=[study.pk]))
     mine = json.loads(b"".join(own.streaming_content))
     assert mine[sample.dataset_id]["ending"] == "A new ending."
-    assert sum(len(r["choices"]) for r in mine.values()) == 4 + 1  # 2 outdated, 1 new
+    assert sum(n_labels(r) for r in mine.values()) == 4 + 1  # 2 outdated, 1 new
 
 
 def _one_sample_study(sample: Sample, slug: str):
