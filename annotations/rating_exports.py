@@ -19,6 +19,7 @@ from django.db.models import CharField, Exists, F, OuterRef, Value
 from django.db.models.functions import Coalesce
 
 from .models import RaterExclusion, Rating, RatingQuerySet
+from .scope import RatingScope
 
 CHUNK = 5000
 # each column of the file and the field or annotation it is read from, in file order
@@ -64,14 +65,21 @@ def _group() -> Any:
 
 
 def ratings_for_export(
-    ratings: RatingQuerySet | None = None, *, include_excluded: bool = False
+    ratings: RatingQuerySet | None = None,
+    *,
+    include_excluded: bool = False,
+    include_outdated: bool = False,
 ) -> RatingQuerySet:
-    """Ratings in a stable order (split, sample, import position, id), valid ones by default
-    (``include_excluded``: also excluded raters' ratings and ratings given on an earlier
-    version of a text, flagged ``rater_excluded`` / ``outdated``). Every row names the
-    setup, story and sense text versions the rating was given on."""
+    """Ratings in a stable order (split, sample, import position, id), valid ones by default;
+    ``include_excluded``: also excluded raters' ratings (flagged ``rater_excluded``),
+    ``include_outdated``: also ratings given on an earlier version of a text (flagged
+    ``outdated``), as the rating scope reads the two flags (``RatingScope.validity``). Every
+    row names the setup, story and sense text versions the rating was given on."""
     ratings = Rating.objects.all() if ratings is None else ratings
-    return ordered_for_export(ratings if include_excluded else ratings.valid())
+    scope = RatingScope(
+        kind=None, include_excluded=include_excluded, include_outdated=include_outdated
+    )
+    return ordered_for_export(scope.validity(ratings))
 
 
 def ordered_for_export(ratings: RatingQuerySet) -> RatingQuerySet:

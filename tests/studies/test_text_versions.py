@@ -126,7 +126,7 @@ def test_benchmark_exports_keep_the_reference_text_and_flag_study_versions_in_lo
     data = json.loads("".join(iter_ambistory_json(Sample.objects.filter(studies=study))))
     assert data[sample.dataset_id]["ending"] == old
     assert sum(n_labels(r) for r in data.values()) == 6  # the reference's ratings
-    lines = "".join(iter_ratings_csv(ratings_for_export(include_excluded=True))).splitlines()
+    lines = "".join(iter_ratings_csv(ratings_for_export(include_outdated=True))).splitlines()
     assert lines[0].endswith(",setup_version,story_version,sense_version,outdated")
     flagged = [line for line in lines[1:] if line.endswith(",true")]
     assert len(flagged) == 1 and flagged[0].endswith(",1,2,1,true")
