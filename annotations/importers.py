@@ -298,8 +298,16 @@ def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
     return story_ids, sense_ids
 
 
+def changed_field(stored: Mapping, wanted: Mapping) -> str | None:
+    """The first field of ``wanted`` (in its order) whose value is not ``stored``'s, or None.
+    The one rule of every importer for an id it has stored already (an AmbiStory sample, a
+    RAW-C pair, a sense-choice item): the same values are a no-op, other values are refused
+    naming the id and this field, never overwritten nor silently kept as they were."""
+    return next((name for name, value in wanted.items() if stored.get(name) != value), None)
+
+
 def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_ids) -> set:
-    """Ids already imported; raises if any differs from the file (no silent overwrite)."""
+    """Ids already imported; raises if any differs from the file (``changed_field``)."""
     existing = {
         row["dataset_id"]: row
         for row in Sample.objects.filter(split=split).values(
@@ -317,16 +325,21 @@ def _check_existing(split: Split, samples: list[ParsedSample], story_ids, sense_
         row = existing.get(s.dataset_id)
         if row is None:
             continue
-        if row["story_id"] != story_ids[s.dataset_id]:
-            raise AmbiStoryFormatError(s.dataset_id, "ending", "differs from the imported sample")
-        if row["sense_id"] != sense_ids[s.dataset_id]:
-            raise AmbiStoryFormatError(
-                s.dataset_id, "judged_meaning", "differs from the imported sample"
-            )
-        if row["sample_id"] != s.sample_id:
-            raise AmbiStoryFormatError(s.dataset_id, "sample_id", "differs from the imported one")
-        if s.labelled and ratings.get(row["id"], []) != list(zip(s.choices, s.nonsensical)):
-            raise AmbiStoryFormatError(s.dataset_id, "choices", "differ from the imported ratings")
+        stored = {
+            "ending": row["story_id"],
+            "judged_meaning": row["sense_id"],
+            "sample_id": row["sample_id"],
+            "choices": ratings.get(row["id"], []),
+        }
+        wanted = {
+            "ending": story_ids[s.dataset_id],
+            "judged_meaning": sense_ids[s.dataset_id],
+            "sample_id": s.sample_id,
+            "choices": list(zip(s.choices, s.nonsensical)) if s.labelled else stored["choices"],
+        }
+        field = changed_field(stored, wanted)
+        if field:
+            raise AmbiStoryFormatError(s.dataset_id, field, "differs from the imported sample")
     return set(existing)
 
 

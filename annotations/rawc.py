@@ -4,7 +4,10 @@ Three files from one folder: ``raw-c.csv`` (672 pairs of 112 words with the same
 homonymy/polysemy labels and the paper's BERT/ELMo distances), ``normed_critical.csv`` (each
 participant's 0-4 judgment of each pair) and ``raw-c_with_dominance.csv`` (sense dominance
 of sentence 2, different-sense pairs only). Parsed to plain dataclasses first, then written
-in one transaction; a second import of the same files creates nothing.
+in one transaction; a second import of the same files creates nothing, a later file may add
+pairs and judgments (of new or stored pairs), and one that changes a stored pair or judgment
+(a corrected score or distance, other sentences) is refused naming the pair and the field,
+nothing written (``importers.changed_field``, AmbiStory's rule).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import finite_problem, length_problem, slug_problem
-from .importers import homonym_ids, positions_after, stories_without_ending
+from .importers import changed_field, homonym_ids, positions_after, stories_without_ending
 from .metrics_relatedness import LeaveOneOut, leave_one_annotator_out
 from .models import (
     Dataset,
@@ -43,6 +46,20 @@ DATASET = "raw-c"
 SPLIT = "all"
 SOURCE = "github.com/seantrott/raw-c (Trott & Bergen, ACL-IJCNLP 2021)"
 RATER_PREFIX = "raw-c:"
+# A stored pair's values, by the file's column: (the stored sample's lookup, ``Pair``'s field).
+# The word and version are the pair's key; the dominance comes from DOMINANCE_FILE.
+STORED = {
+    "sentence1": ("story__setup__precontext", "sentence1"),
+    "sentence2": ("story__setup__sentence", "sentence2"),
+    "string": ("pair__target", "target"),
+    "same": ("pair__same_sense", "same_sense"),
+    "ambiguity_type": ("pair__ambiguity_type", "ambiguity_type"),
+    "Class": ("pair__word_class", "word_class"),
+    "distance_bert": ("pair__distance_bert", "distance_bert"),
+    "distance_elmo": ("pair__distance_elmo", "distance_elmo"),
+    "dominance_sentence2": ("pair__dominance", "dominance"),
+}
+CHANGED = "a later file may add pairs and judgments, not change them"
 
 
 class RawcFormatError(ValueError):
@@ -204,7 +221,8 @@ def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
 @transaction.atomic
 def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     """Write the pairs (as relatedness samples with their labels) and every participant's
-    judgments (one imported rater per participant); existing rows are kept as they are."""
+    judgments (one imported rater per participant). Stored pairs and judgments the file
+    holds too must be as stored (else ``RawcFormatError`` naming the pair and the field)."""
     problem = slug_problem(dataset, Dataset)
     if problem:
         raise RawcFormatError(f"the dataset name {problem}")
@@ -215,21 +233,22 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     if ds.task_kind != TaskKind.RELATEDNESS:
         raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
     split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
-    existing = dict(Sample.objects.filter(split=split).values_list("dataset_id", "id"))
+    existing = _stored_pairs(split, data.pairs)
     numbers = positions_after([split.pk])[split.pk]
     new = [(next(numbers), pair) for pair in data.pairs if pair.key not in existing]
     existing |= _pairs_create(split, new)  # keys are unique in a file (``load_rawc``)
     created = len(new)
     raters = _raters({j.subject for j in data.judgments})
     stored = Rating.objects.filter(sample__split=split).values_list(
-        "sample_id", "rater_id", "position"
+        "sample_id", "rater_id", "position", "score"
     )
     taken: dict[int, set[int]] = defaultdict(set)  # positions in use, by sample id
-    known = set()
-    for sample_id, rater_id, position in stored:
-        known.add((sample_id, rater_id))
+    known: dict[tuple[int, int], int] = {}  # score by (sample id, rater id)
+    for sample_id, rater_id, position, score in stored:
+        known[(sample_id, rater_id)] = score
         if position is not None:  # a rating made in AmbiSite has none
             taken[sample_id].add(position)
+    _check_judgments(data.judgments, existing, raters, known)
     before = len(known)
     Rating.objects.bulk_create(
         _ratings(data.judgments, existing, raters, known, taken), ignore_conflicts=True
@@ -249,6 +268,40 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
         pairs_created=created,
         judgments_created=after - before,
     )
+
+
+def _stored_pairs(split: Split, pairs: list[Pair]) -> dict[str, int]:
+    """``{key: sample id}`` of the split's stored pairs; raises if one the file holds too has
+    other values (``changed_field``), naming the pair and the file's column."""
+    by_key = {pair.key: pair for pair in pairs}
+    lookups = [lookup for lookup, _ in STORED.values()]
+    existing = {}
+    rows = Sample.objects.filter(split=split).values_list("dataset_id", "id", *lookups)
+    for key, pk, *values in rows.iterator():
+        existing[key] = pk
+        pair = by_key.get(key)
+        if pair is None:
+            continue
+        stored = dict(zip(STORED, values, strict=True))
+        field = changed_field(stored, {c: getattr(pair, f) for c, (_, f) in STORED.items()})
+        if field:
+            raise RawcFormatError(
+                f"pair {key[:80]}: field '{field}' is {str(getattr(pair, STORED[field][1]))[:40]!r}"
+                f", the imported pair has {str(stored[field])[:40]!r} ({CHANGED})"
+            )
+    return existing
+
+
+def _check_judgments(judgments, samples, raters, known: dict[tuple[int, int], int]) -> None:
+    """A stored judgment (``known``: score by sample id and rater id) the file holds with
+    another score is refused (``changed_field``), naming the pair and the subject."""
+    for j in judgments:
+        old = known.get((samples[j.key], raters[j.subject]))
+        if old is not None and changed_field({"relatedness": old}, {"relatedness": j.score}):
+            raise RawcFormatError(
+                f"{JUDGMENTS_FILE}: pair {j.key[:80]}, subject {j.subject[:40]}: field "
+                f"'relatedness' is {j.score}, the imported judgment {old} ({CHANGED})"
+            )
 
 
 def _pairs_create(split: Split, pairs: list[tuple[int, Pair]]) -> dict[str, int]:
@@ -306,7 +359,7 @@ def _ratings(
     judgments,
     samples: dict[str, int],
     raters: dict[str, int],
-    known: set[tuple[int, int]],
+    known: dict[tuple[int, int], int],
     taken: dict[int, set[int]],
 ) -> list[Rating]:
     """The judgments not stored yet (``known``: (sample id, rater id) pairs) as ratings.

@@ -7,7 +7,10 @@ sensebench prompts), optional ``set``, ``candidates`` (else the lemma's inventor
 ``gold`` (a candidate's ``key`` or its 0-based index) and optional ``split`` (default: the
 file's; e.g. FOOL's train set as its own split, for runs that fit on it). A candidate has
 ``gloss`` and optional ``key``, ``synonyms`` and ``examples``. Parsed to dataclasses first,
-then written in one transaction; importing the same file again creates nothing.
+then written in one transaction; importing the same file again creates nothing, a later file
+may add items, and one that changes a stored item (its lemma, context, set, candidates or
+gold) is refused naming the item and the field, nothing written (``importers.changed_field``,
+AmbiStory's rule).
 """
 
 from __future__ import annotations
@@ -15,12 +18,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
 
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
-from .importers import get_or_create_many, homonym_ids, positions_after, stories_without_ending
+from .importers import (
+    changed_field,
+    get_or_create_many,
+    homonym_ids,
+    positions_after,
+    stories_without_ending,
+)
 from .models import (
     SENSE_CANDIDATES_MAX,
     Dataset,
@@ -233,7 +243,8 @@ def load_sense_choice(path: str | Path) -> SenseChoiceData:
 @transaction.atomic
 def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     """Write the inventory (as senses of each lemma) and the items (as sense-choice samples
-    with their candidates); items already in the split are kept as they are."""
+    with their candidates). An item already in its split must be as stored (else
+    ``SenseChoiceFormatError`` naming the item and the field)."""
     ds, _ = Dataset.objects.get_or_create(
         name=data.dataset,
         defaults={
@@ -258,9 +269,7 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
         name: Split.objects.get_or_create(dataset=ds, name=name)[0]
         for name in sorted({item.split for item in data.items})
     }
-    existing = set(
-        Sample.objects.filter(split__dataset=ds).values_list("split__name", "dataset_id")
-    )
+    existing = _stored_items(ds, data.items)
     numbers = positions_after(split.pk for split in splits.values())
     new = [
         (next(numbers[splits[item.split].pk]), item)
@@ -278,6 +287,57 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     for item in data.items:
         sets[item.item_set] = sets.get(item.item_set, 0) + 1
     return SenseChoiceReport(items=len(data.items), items_created=created, sets=sets)
+
+
+def _as_stored(item: Item) -> dict:
+    """An item's values as ``_stored_items`` reads a stored one, by the file's field name."""
+    return {
+        "lemma": item.lemma,
+        "context": item.context,
+        "set": item.item_set,
+        "candidates": [
+            (c.key, c.gloss, list(c.synonyms), list(c.examples)) for c in item.candidates
+        ],
+        "gold": item.gold,
+    }
+
+
+def _stored_items(ds: Dataset, items: list[Item]) -> set[tuple[str, str]]:
+    """(split, id) of the dataset's stored items; raises if one the file holds too has other
+    values (``changed_field``), naming the item and the field."""
+    by_key = {(item.split, item.id): item for item in items}
+    rows = Sample.objects.filter(split__dataset=ds).values_list(
+        "split__name", "dataset_id", "id", "story__setup__homonym__form",
+        "story__setup__sentence", "item_set",
+    )  # fmt: skip
+    existing: set[tuple[str, str]] = set()
+    stored: dict[
+        int, tuple[Item, dict[str, Any]]
+    ] = {}  # by sample id: the file's item, stored values
+    for split, item_id, pk, lemma, context, item_set in rows.iterator():
+        existing.add((split, item_id))
+        if (split, item_id) in by_key:
+            values: dict[str, Any] = {"lemma": lemma, "context": context, "set": item_set}
+            stored[pk] = (by_key[split, item_id], {**values, "candidates": [], "gold": None})
+    candidates = SenseCandidate.objects.filter(sample__split__dataset=ds).order_by(
+        "sample_id", "index"
+    )
+    for pk, *candidate, is_gold in candidates.values_list(
+        "sample_id", "key", "gloss", "synonyms", "examples", "is_gold"
+    ).iterator():
+        if pk in stored:
+            values = stored[pk][1]
+            if is_gold:
+                values["gold"] = len(values["candidates"])
+            values["candidates"].append(tuple(candidate))
+    for item, values in stored.values():
+        field = changed_field(values, _as_stored(item))
+        if field:
+            raise SenseChoiceFormatError(
+                f"item {item.id[:40]}: field '{field}' differs from the stored item (a later "
+                "file may add items, not change them)"
+            )
+    return existing
 
 
 def _items_create(

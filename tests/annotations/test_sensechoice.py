@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
-from annotations.models import Sample
-from annotations.sensechoice import parse_sense_choice, sense_choice_import
+from annotations.models import Sample, SenseCandidate, Setup
+from annotations.sensechoice import (
+    SenseChoiceFormatError,
+    parse_sense_choice,
+    sense_choice_import,
+)
 
 pytestmark = pytest.mark.django_db
 SENSES = {
@@ -39,3 +45,49 @@ def test_a_second_file_into_the_same_split_is_numbered_after_the_first():
     assert {k: positions[k] for k in stored} == stored
     assert len(set(positions.values())) == 5  # no two items share a position
     assert list(positions) == ["n1", "n2", "n3", "v1", "v2"]
+
+
+def _counts() -> tuple[int, ...]:
+    return Sample.objects.count(), SenseCandidate.objects.count(), Setup.objects.count()
+
+
+def _gold(doc):
+    doc["items"][1]["gold"] = "money"
+
+
+def _candidates(doc):  # the inventory changed: every item of the lemma (n1 first)
+    doc["senses"] = copy.deepcopy(SENSES)
+    doc["senses"]["bank"][1]["gloss"] = "a money lender"
+
+
+def _context(doc):
+    doc["items"][1]["context"] = "Item n2 by the <t>bank</t>."
+
+
+def _set(doc):
+    doc["items"][1]["set"] = "verbs"
+
+
+@pytest.mark.parametrize(
+    "change,item,field",
+    [(_gold, "n2", "gold"), (_candidates, "n1", "candidates"), (_context, "n2", "context"),
+     (_set, "n2", "set")],
+)  # fmt: skip
+def test_a_later_file_that_changes_a_stored_item_is_refused_naming_it_and_the_field(
+    change, item, field
+):
+    sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2"])))
+    before = _counts()
+    doc = _doc(["n1", "n2", "n3"])  # a new item beside the changed one: not written either
+    change(doc)
+    with pytest.raises(SenseChoiceFormatError, match=f"item {item}: field '{field}'"):
+        sense_choice_import(data=parse_sense_choice(doc))
+    assert _counts() == before
+
+
+def test_the_same_file_again_writes_nothing_and_a_larger_one_adds_its_new_items():
+    sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2"])))
+    before = _counts()
+    assert sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2"]))).items_created == 0
+    assert _counts() == before
+    assert sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2", "n3"]))).items_created == 1
