@@ -17,7 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.text import slugify
 
-from annotations.importers import stories_without_ending
+from annotations.importers import positions_after, stories_without_ending
 from annotations.models import Dataset, Homonym, Sample, Split, Story, TaskKind
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
@@ -180,7 +180,9 @@ def _pair_stories(homonym: Homonym, ordered: list[list[Use]]) -> list[Story]:
 
 
 def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sample]:
-    """One sample and ``UsePair`` per pair, on the pair's setup and story."""
+    """One sample and ``UsePair`` per pair, on the pair's setup and story, numbered on from
+    the split's last position (``importers.positions_after``, which locks the split: called
+    in ``crowd_round_add``'s transaction); the id is the position, as for every round."""
     dataset, _ = Dataset.objects.get_or_create(
         name=f"wug-{word.pk}-{slugify(word.name)}"[:64],
         defaults={"title": f"Use pairs of {word.name}", "task_kind": TaskKind.USE_PAIR},
@@ -189,11 +191,11 @@ def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sampl
     homonym, _ = Homonym.objects.get_or_create(form=word.lemma[:100])
     uses = {u.identifier: u for u in Use.objects.filter(word=word)}
     ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
-    start = Sample.objects.filter(split=split).count()
+    numbers = positions_after([split.pk])[split.pk]
     stories = _pair_stories(homonym, ordered)
     samples = Sample.objects.bulk_create(
-        Sample(split=split, story=story, dataset_id=str(start + i), position=start + i)
-        for i, story in enumerate(stories)
+        Sample(split=split, story=story, dataset_id=str(n), position=n)
+        for story, n in zip(stories, numbers)
     )
     UsePair.objects.bulk_create(
         UsePair(sample=sample, word=word, use1=a, use2=b, round=pair_round)

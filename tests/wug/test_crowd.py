@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from annotations.models import Rater, Rating, TaskKind
+from annotations.models import Rater, Rating, Sample, TaskKind
 from studies import services
 from studies.models import Slot, StudySample
 from tests.studies.helpers import rate_all
@@ -233,3 +233,20 @@ def test_an_export_with_the_crowds_judgments_reimports_to_the_same_graph(tmp_pat
     assert UsePair.objects.filter(word=word).count() == 6
     again = sorted((j.use1, j.use2, j.annotator, j.score) for j in word_judgments(word))
     assert again == before
+
+
+def test_a_round_after_a_gap_in_the_splits_positions_numbers_on_from_the_last_one():
+    word = small_word()
+    crowd = _study(word)
+    samples = Sample.objects.filter(use_pair__word=word).order_by("position")
+    assert list(samples.values_list("position", flat=True)) == [0, 1, 2, 3, 4, 5]
+    gone = samples.get(position=2)  # e.g. by an admin, out of its study first: a gap
+    StudySample.objects.filter(sample=gone).delete()
+    gone.delete()  # 5 samples, the last at 5
+    second = crowd_round_add(crowd_study=crowd)
+    added = Sample.objects.filter(use_pair__round=second)
+    assert added.exists()
+    rows = list(samples.values_list("position", "dataset_id"))
+    assert len({p for p, _ in rows}) == len(rows)  # no two samples share a position
+    assert min(p for p, _ in added.values_list("position", "dataset_id")) == 6
+    assert all(dataset_id == str(p) for p, dataset_id in rows)
