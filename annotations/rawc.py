@@ -108,9 +108,10 @@ class RawcReport:
     judgments_created: int
 
 
-def _rows(path: Path, needed: set[str]) -> list[dict[str, str]]:
+def _rows(path: Path, needed: set[str], what: str = "") -> list[dict[str, str]]:
     """The rows of one CSV file, read under :mod:`annotations.safe_input`'s rules (UTF-8, no
-    NUL) and ``csv``'s own (a field over its size limit); errors name the file and line."""
+    NUL) and ``csv``'s own (a field over its size limit); errors name the file and line. A
+    file of ``what`` (pairs, judgments) with no rows is refused: there is nothing to import."""
     try:
         text = decode(path.read_bytes())
     except InputError as error:
@@ -120,9 +121,12 @@ def _rows(path: Path, needed: set[str]) -> list[dict[str, str]]:
         missing = needed - set(reader.fieldnames or ())
         if missing:
             raise RawcFormatError(f"{path.name}: missing columns {', '.join(sorted(missing))}")
-        return list(reader)
+        rows = list(reader)
     except csv.Error as error:
         raise RawcFormatError(f"{path.name} line {reader.reader.line_num}: {error}") from None
+    if what and not rows:
+        raise RawcFormatError(f"{path.name}: no {what}, only the header: nothing to import")
+    return rows
 
 
 def _float(value: str, where: str) -> float | None:
@@ -188,7 +192,7 @@ def load_rawc(folder: str | Path) -> RawcData:
     columns = {"word", "sentence1", "sentence2", "same", "ambiguity_type", "version", "string"}
     pairs = [
         _pair(row, f"{PAIRS_FILE} line {n}", dominance)
-        for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}), start=2)
+        for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}, "pairs"), start=2)
     ]
     keys = {pair.key for pair in pairs}
     if len(keys) != len(pairs):
@@ -199,7 +203,9 @@ def load_rawc(folder: str | Path) -> RawcData:
 def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
     low, high = score_range(TaskKind.RELATEDNESS)
     judgments, seen = [], set()
-    for n, row in enumerate(_rows(path, {"subject", "word", "version", "relatedness"}), 2):
+    for n, row in enumerate(
+        _rows(path, {"subject", "word", "version", "relatedness"}, "judgments"), 2
+    ):
         key = f"{row['word']}:{row['version']}"
         if key not in keys:
             raise RawcFormatError(f"{path.name} line {n}: no pair {key[:80]}")

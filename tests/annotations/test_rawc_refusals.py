@@ -124,3 +124,17 @@ def test_a_corrected_score_is_refused_and_the_new_pair_beside_it_not_written(sto
     ):
         rawc_import(data=changed)
     assert _counts() == before
+
+
+@pytest.mark.parametrize(
+    "emptied,name,what",
+    [((PAIRS_FILE, JUDGMENTS_FILE), PAIRS_FILE, "pairs"), ((JUDGMENTS_FILE,), JUDGMENTS_FILE,
+     "judgments")],
+)  # fmt: skip
+def test_a_file_with_only_its_header_is_refused_naming_it(db, tmp_path, emptied, name, what):
+    def edit(file_name, rows):
+        if file_name in emptied:
+            rows.clear()
+
+    with pytest.raises(RawcFormatError, match=f"{name}: no {what}"):
+        load_rawc(rawc_folder(tmp_path, edit))
