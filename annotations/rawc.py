@@ -156,13 +156,21 @@ def _bool(value: str, where: str) -> bool:
 
 
 def _dominance(folder: Path) -> dict[tuple[str, str], float | None]:
+    """Dominance by (word, version); a pair twice is refused naming both lines, unless its
+    rows give the same dominance (a repeated row changes nothing)."""
     rows = _rows(folder / DOMINANCE_FILE, {"word", "version", "dominance_sentence2"})
-    return {
-        (row["word"], row["version"]): _float(
-            row["dominance_sentence2"], f"{DOMINANCE_FILE} line {n}: dominance_sentence2"
-        )
-        for n, row in enumerate(rows, start=2)
-    }
+    found: dict[tuple[str, str], tuple[int, float | None]] = {}
+    for n, row in enumerate(rows, start=2):
+        where = f"{DOMINANCE_FILE} line {n}"
+        key = (row["word"], row["version"])
+        value = _float(row["dominance_sentence2"], f"{where}: dominance_sentence2")
+        if key in found and found[key][1] != value:
+            raise RawcFormatError(
+                f"{where}: word {key[0][:40]!r} version {key[1][:40]!r} appears twice (also "
+                f"line {found[key][0]}) with another dominance_sentence2"
+            )
+        found.setdefault(key, (n, value))
+    return {key: value for key, (_, value) in found.items()}
 
 
 def _pair(row: dict[str, str], where: str, dominance: dict) -> Pair:

@@ -138,3 +138,30 @@ def test_a_file_with_only_its_header_is_refused_naming_it(db, tmp_path, emptied,
 
     with pytest.raises(RawcFormatError, match=f"{name}: no {what}"):
         load_rawc(rawc_folder(tmp_path, edit))
+
+
+def _twice(dominance: str | None):
+    """The dominance file with its first row again at the end (with ``dominance``)."""
+
+    def edit(file_name, rows):
+        if file_name == DOMINANCE_FILE:
+            again = dict(rows[0])
+            if dominance is not None:
+                again["dominance_sentence2"] = dominance
+            rows.append(again)
+
+    return edit
+
+
+def test_a_pair_twice_in_the_dominance_file_is_refused_naming_the_lines(db, tmp_path):
+    with pytest.raises(
+        RawcFormatError,
+        match=rf"{DOMINANCE_FILE} line {FIRST + 2}: word 'act' version 'M1_a_M2_a' appears "
+        r"twice \(also line 2\)",
+    ):
+        load_rawc(rawc_folder(tmp_path, _twice("2.5")))
+
+
+def test_a_repeated_row_of_the_dominance_file_changes_nothing(tmp_path):
+    once = load_rawc(rawc_folder(tmp_path / "once"))
+    assert load_rawc(rawc_folder(tmp_path / "twice", _twice(None))) == once
