@@ -66,6 +66,25 @@ class RawcFormatError(ValueError):
     """A RAW-C file that does not have the expected columns or values."""
 
 
+SEPARATOR = ":"
+
+
+def pair_key(word: str, version: str) -> str:
+    """A pair's key, its sample's ``dataset_id``: ``word:version``. No word holds the
+    separator (``_word`` refuses one), so the key's first ``:`` ends the word and two pairs
+    never share a key (``a:b`` + ``c`` against ``a`` + ``b:c``); stored keys are unchanged."""
+    return f"{word}{SEPARATOR}{version}"
+
+
+def _word(value: str, where: str) -> str:
+    if SEPARATOR in value:
+        raise RawcFormatError(
+            f"{where}: word {value[:40]!r} holds {SEPARATOR!r}, which ends the word in a pair's "
+            "key (word:version)"
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class Pair:
     word: str
@@ -82,7 +101,7 @@ class Pair:
 
     @property
     def key(self) -> str:
-        return f"{self.word}:{self.version}"
+        return pair_key(self.word, self.version)
 
 
 @dataclass(frozen=True)
@@ -177,7 +196,7 @@ def _pair(row: dict[str, str], where: str, dominance: dict) -> Pair:
     if row["ambiguity_type"] not in SentencePair.Ambiguity.values:
         raise RawcFormatError(f"{where}: unknown ambiguity type")
     pair = Pair(
-        word=_fits(row["word"], Homonym, "form", f"{where}: word"),
+        word=_fits(_word(row["word"], where), Homonym, "form", f"{where}: word"),
         version=_fits(row["version"], SentencePair, "version", f"{where}: version"),
         target=_fits(row["string"], SentencePair, "target", f"{where}: string"),
         sentence1=row["sentence1"],
@@ -202,10 +221,15 @@ def load_rawc(folder: str | Path) -> RawcData:
         _pair(row, f"{PAIRS_FILE} line {n}", dominance)
         for n, row in enumerate(_rows(folder / PAIRS_FILE, columns | {"Class"}, "pairs"), start=2)
     ]
-    keys = {pair.key for pair in pairs}
-    if len(keys) != len(pairs):
-        raise RawcFormatError(f"{PAIRS_FILE}: a word and version appear twice")
-    return RawcData(pairs=pairs, judgments=_judgments(folder / JUDGMENTS_FILE, keys))
+    keys: dict[str, int] = {}  # line by key
+    for n, pair in enumerate(pairs, start=2):
+        if pair.key in keys:
+            raise RawcFormatError(
+                f"{PAIRS_FILE} line {n}: pair {pair.key[:80]} appears twice (also line "
+                f"{keys[pair.key]})"
+            )
+        keys[pair.key] = n
+    return RawcData(pairs=pairs, judgments=_judgments(folder / JUDGMENTS_FILE, set(keys)))
 
 
 def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
@@ -214,7 +238,7 @@ def _judgments(path: Path, keys: set[str]) -> list[Judgment]:
     for n, row in enumerate(
         _rows(path, {"subject", "word", "version", "relatedness"}, "judgments"), 2
     ):
-        key = f"{row['word']}:{row['version']}"
+        key = pair_key(_word(row["word"], f"{path.name} line {n}"), row["version"])
         if key not in keys:
             raise RawcFormatError(f"{path.name} line {n}: no pair {key[:80]}")
         where = f"{path.name} line {n}: subject"

@@ -165,3 +165,15 @@ def test_a_pair_twice_in_the_dominance_file_is_refused_naming_the_lines(db, tmp_
 def test_a_repeated_row_of_the_dominance_file_changes_nothing(tmp_path):
     once = load_rawc(rawc_folder(tmp_path / "once"))
     assert load_rawc(rawc_folder(tmp_path / "twice", _twice(None))) == once
+
+
+def test_a_word_holding_the_keys_separator_is_refused_naming_the_line(db, tmp_path):
+    # act + M1_a_M2_b as "act:M1" + "a_M2_b" in every file: the key act:M1:a_M2_b would be
+    # the key of act + M1:a_M2_b too
+    def edit(file_name, rows):
+        for row in rows:
+            if (row["word"], row["version"]) == ("act", "M1_a_M2_b"):
+                row["word"], row["version"] = "act:M1", "a_M2_b"
+
+    with pytest.raises(RawcFormatError, match=f"{PAIRS_FILE} line 3: word 'act:M1' holds ':'"):
+        load_rawc(rawc_folder(tmp_path, edit))
