@@ -204,10 +204,10 @@ def parse_sense_choice(doc) -> SenseChoiceData:
         raise SenseChoiceFormatError("two items have the same id")
     return SenseChoiceData(
         dataset=doc["dataset"],
-        title=doc["title"],
+        title=_text(doc["title"], Dataset, "title", "field 'title'"),
         split=doc["split"],
-        source=str(doc.get("source", "")),
-        licence=str(doc.get("licence", "")),
+        source=_text(doc.get("source", ""), Dataset, "source", "field 'source'"),
+        licence=_text(doc.get("licence", ""), Dataset, "licence", "field 'licence'"),
         senses=senses,
         items=items,
     )
@@ -248,10 +248,10 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     ds, _ = Dataset.objects.get_or_create(
         name=data.dataset,
         defaults={
-            "title": data.title[:200],
+            "title": data.title,  # each checked against its column (``parse_sense_choice``)
             "task_kind": TaskKind.SENSE_CHOICE,
-            "source": data.source[:300],
-            "licence": data.licence[:200],
+            "source": data.source,
+            "licence": data.licence,
         },
     )
     if ds.task_kind != TaskKind.SENSE_CHOICE:

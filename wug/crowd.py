@@ -17,6 +17,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.text import slugify
 
+from annotations.import_limits import length_problem
 from annotations.importers import positions_after, stories_without_ending
 from annotations.models import Dataset, Homonym, Sample, Split, Story, TaskKind
 from studies import services as study_services
@@ -47,6 +48,9 @@ def _checked_words(words: list[Word]) -> list[Word]:
             raise CrowdError(f"{word.name}: a use-pair study needs a usage-usage graph")
         if Use.objects.filter(word=word).count() < 2:
             raise CrowdError(f"{word.name}: a use-pair study needs at least two uses")
+        problem = length_problem(word.lemma, Homonym, "form")  # the pairs' homonym
+        if problem:
+            raise CrowdError(f"{word.name}: lemma {problem} (a use-pair study's homonym)")
     return sorted(words, key=lambda w: w.name)
 
 
@@ -185,10 +189,10 @@ def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sampl
     in ``crowd_round_add``'s transaction); the id is the position, as for every round."""
     dataset, _ = Dataset.objects.get_or_create(
         name=f"wug-{word.pk}-{slugify(word.name)}"[:64],
-        defaults={"title": f"Use pairs of {word.name}", "task_kind": TaskKind.USE_PAIR},
+        defaults={"title": f"Use pairs of {word.name}"[:200], "task_kind": TaskKind.USE_PAIR},
     )
     split, _ = Split.objects.get_or_create(dataset=dataset, name="pairs")
-    homonym, _ = Homonym.objects.get_or_create(form=word.lemma[:100])
+    homonym, _ = Homonym.objects.get_or_create(form=word.lemma)  # its length: _checked_words
     uses = {u.identifier: u for u in Use.objects.filter(word=word)}
     ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
     numbers = positions_after([split.pk])[split.pk]

@@ -47,7 +47,7 @@ def use_label(use: Use) -> str:
 def gold_fields(word: Word, a: Use, b: Use, expected: int, tolerance: int) -> dict:
     """A gold pair's check question fields."""
     return {
-        "homonym": word.lemma[:100],
+        "homonym": word.lemma,  # its length checked with the study's words (wug.crowd)
         "precontext": use_label(a),
         "sentence": use_label(b),
         "meaning": f"Gold pair of {word.name}: {a.identifier} ~ {b.identifier}",

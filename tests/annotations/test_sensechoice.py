@@ -91,3 +91,12 @@ def test_the_same_file_again_writes_nothing_and_a_larger_one_adds_its_new_items(
     assert sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2"]))).items_created == 0
     assert _counts() == before
     assert sense_choice_import(data=parse_sense_choice(_doc(["n1", "n2", "n3"]))).items_created == 1
+
+
+@pytest.mark.parametrize("field,limit", [("title", 200), ("source", 300), ("licence", 200)])
+def test_a_title_source_or_licence_over_its_column_is_refused_not_cut(field, limit):
+    with pytest.raises(
+        SenseChoiceFormatError, match=f"field '{field}' is {limit + 1} characters long"
+    ):
+        parse_sense_choice(_doc(["n1"], **{field: "x" * (limit + 1)}))
+    assert not Sample.objects.exists()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
-from annotations.models import Rater, Rating, Sample, TaskKind
+from annotations.models import Homonym, Rater, Rating, Sample, TaskKind
 from studies import services
 from studies.models import Slot, StudySample
 from tests.studies.helpers import rate_all
@@ -15,7 +15,7 @@ from wug.crowd import CrowdError, crowd_round_add, crowd_study_create, round_pai
 from wug.crowd_reads import round_progress
 from wug.exporters import word_files
 from wug.graph import pair_key
-from wug.models import GoldPair, UsePair
+from wug.models import GoldPair, UsePair, Word
 from wug.sampling import Criteria, first_round
 
 from .crowd_helpers import arrive, small_word
@@ -250,3 +250,18 @@ def test_a_round_after_a_gap_in_the_splits_positions_numbers_on_from_the_last_on
     assert len({p for p, _ in rows}) == len(rows)  # no two samples share a position
     assert min(p for p, _ in added.values_list("position", "dataset_id")) == 6
     assert all(dataset_id == str(p) for p, dataset_id in rows)
+
+
+def test_a_lemma_over_the_homonyms_column_is_refused_not_cut():
+    word = small_word()
+    Word.objects.filter(pk=word.pk).update(lemma="p" * 101)  # a WUG lemma may have 200
+    word.refresh_from_db()
+    with pytest.raises(CrowdError, match="plane_test: lemma is 101 characters long"):
+        _study(word)
+    assert not Sample.objects.exists() and not Homonym.objects.exists()
+
+
+def test_a_long_word_name_gives_a_shortened_dataset_title():
+    word = small_word(name="w" * 200)  # the title is made here: cut to its column
+    _study(word)
+    assert Sample.objects.first().split.dataset.title == ("Use pairs of " + "w" * 200)[:200]
