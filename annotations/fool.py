@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .safe_input import DuplicateKey, InputError, decode, load_path, subject
+from .safe_input import DuplicateKey, InputError, decode, is_blank, load_path, subject
 from .sensebench import detokenize
 from .sensechoice import FORMAT, SenseChoiceData, SenseChoiceFormatError, parse_sense_choice
 
@@ -59,7 +59,7 @@ def _lines(path: Path) -> list[tuple[int, str]]:
         text = decode(path.read_bytes())
     except InputError as error:
         raise SenseChoiceFormatError(subject(str(error), where)) from None
-    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if not is_blank(line)]
 
 
 def _context(word: str, line: str, where: str) -> str:

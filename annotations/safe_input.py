@@ -171,6 +171,12 @@ def iter_lines(
             raise InputError(subject(str(error), f"line {number}")) from None
 
 
+def is_blank(line: str) -> bool:
+    """A line that holds nothing but whitespace: the line readers (sensebench, FOOL, WUG)
+    skip it, counting it in the line numbers of later errors."""
+    return not line.strip()
+
+
 def subject(message: str, who: str) -> str:
     """``message`` about ``who`` ("line 3", "the file"): "is not valid JSON" reads
     "line 3 is not valid JSON", other messages follow a colon."""

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from .safe_input import InputError, iter_lines, load_path, loads_line, subject
+from .safe_input import InputError, is_blank, iter_lines, load_path, loads_line, subject
 from .sensechoice import FORMAT, SenseChoiceData, SenseChoiceFormatError, parse_sense_choice
 
 BEFORE, AFTER = 5, 1
@@ -124,7 +124,7 @@ def sensebench_document(
     items = []
     try:
         for n, text in iter_lines(lines):
-            if text.strip():
+            if not is_blank(text):
                 items.append(convert_item(loads_line(n, text), senses, n))
     except InputError as error:
         raise SenseChoiceFormatError(str(error)) from None

@@ -2,7 +2,8 @@
 
 A word is a folder holding ``uses.csv`` and ``judgments.csv`` (usage-usage graph) plus
 ``senses.csv`` for a usage-sense graph. Files are UTF-8, tab-separated, no quoting, one
-header line; ``identifier`` names a use, ``indexes_target_token`` and
+header line (blank lines are skipped, anywhere: errors still give the file's own line
+numbers); ``identifier`` names a use, ``indexes_target_token`` and
 ``indexes_target_sentence`` are ``start:end`` character offsets into ``context``; a judgment
 is 1-4 (DURel) or 0 "cannot decide". Extra columns are kept as they are, in their order, and
 so are the files' line endings, so that writing a word back gives the same bytes.
@@ -16,6 +17,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from annotations.safe_input import is_blank
 
 USES = "uses.csv"
 JUDGMENTS = "judgments.csv"
@@ -34,16 +37,20 @@ class WugFormatError(ValueError):
 
 @dataclass
 class Table:
-    """One file: its columns in order, its rows (raw strings by column), its line ending."""
+    """One file: its columns in order, its rows (raw strings by column), its line ending,
+    and each row's line in the file (``lines``; none: the header is line 1, no blank line)."""
 
     path: str
     columns: list[str]
     rows: list[dict[str, str]]
     newline: str = "\n"
+    lines: list[int] = field(default_factory=list)
 
     def line(self, index: int) -> int:
-        """The file line of row ``index`` (the header is line 1)."""
-        return index + 2
+        """The file line of row ``index`` (a row added after reading counts on from the last)."""
+        if index < len(self.lines):
+            return self.lines[index]
+        return (self.lines[-1] if self.lines else 1) + index - len(self.lines) + 1
 
     def where(self, index: int, column: str) -> str:
         return f"{self.path}:{self.line(index)}: {column}"
@@ -84,19 +91,18 @@ def read_table(path: Path, required: tuple[str, ...]) -> Table:
     """One tab-separated file, every row as wide as the header, required columns present."""
     text = _decode(path)
     newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.split(newline)
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = [(n, line) for n, line in enumerate(text.split(newline), 1) if not is_blank(line)]
     if not lines:
         raise WugFormatError(f"{path}:1: the file is empty (a header line is needed)")
-    columns = lines[0].split("\t")
+    head, header = lines[0]
+    columns = header.split("\t")
     missing = [c for c in required if c not in columns]
     if missing:
-        raise WugFormatError(f"{path}:1: missing column(s) {', '.join(missing)}")
+        raise WugFormatError(f"{path}:{head}: missing column(s) {', '.join(missing)}")
     if len(set(columns)) != len(columns):
-        raise WugFormatError(f"{path}:1: a column name appears twice")
+        raise WugFormatError(f"{path}:{head}: a column name appears twice")
     rows = []
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in lines[1:]:
         values = line.split("\t")
         if len(values) != len(columns):
             raise WugFormatError(
@@ -106,7 +112,7 @@ def read_table(path: Path, required: tuple[str, ...]) -> Table:
             if len(value) > MAX_FIELD_CHARS:
                 raise WugFormatError(f"{path}:{number}: {column}: longer than {MAX_FIELD_CHARS}")
         rows.append(dict(zip(columns, values, strict=True)))
-    return Table(str(path), columns, rows, newline)
+    return Table(str(path), columns, rows, newline, [n for n, _ in lines[1:]])
 
 
 def parse_span(text: str, where: str) -> tuple[int, int]:

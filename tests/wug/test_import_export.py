@@ -134,3 +134,26 @@ def test_the_summary_of_plane_reports_clusters_change_and_agreement():
     first = summary.word.clusterings.get()
     word_summary(summary.word)
     assert summary.word.clusterings.get().computed_at == first.computed_at
+
+
+def add_blank_lines(path: Path, after: int, count: int = 1) -> None:
+    """``count`` blank lines after file line ``after`` (0: before the header), in the file's
+    own line ending."""
+    text = path.read_text(encoding="utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    lines[after:after] = [""] * count
+    path.write_text(newline.join(lines), encoding="utf-8")
+
+
+@pytest.mark.django_db
+def test_blank_lines_are_skipped_and_later_errors_keep_the_files_line_numbers(tmp_path):
+    folder = copy_word(tmp_path)
+    add_blank_lines(folder / "judgments.csv", 431, 3)  # after the last row: 3 more blank lines
+    add_blank_lines(folder / "uses.csv", 3, 2)  # between rows
+    assert "50 uses, 430 judgments" in run("import_wug", str(folder))
+    folder = copy_word(tmp_path, "Manschette")
+    add_blank_lines(folder / "judgments.csv", 2, 2)  # the row of file line 3 is now line 5
+    edit(folder / "judgments.csv", 5, "judgment", "5")
+    with pytest.raises(CommandError, match="judgments.csv:5: judgment: '5' is outside 0-4"):
+        run("import_wug", str(folder))
