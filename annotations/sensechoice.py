@@ -311,9 +311,8 @@ def _stored_items(ds: Dataset, items: list[Item]) -> set[tuple[str, str]]:
         "story__setup__sentence", "item_set",
     )  # fmt: skip
     existing: set[tuple[str, str]] = set()
-    stored: dict[
-        int, tuple[Item, dict[str, Any]]
-    ] = {}  # by sample id: the file's item, stored values
+    # by sample id: the file's item and the stored item's values
+    stored: dict[int, tuple[Item, dict[str, Any]]] = {}
     for split, item_id, pk, lemma, context, item_set in rows.iterator():
         existing.add((split, item_id))
         if (split, item_id) in by_key:
