@@ -12,7 +12,7 @@ on, so it lives at the bottom): one small base class per concern.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.http import JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -138,7 +138,8 @@ class ApiMixin:
 
     permission_classes: Sequence[_PermissionClass] = [IsResearcher]
     pagination_class: type[BasePagination] | None = ApiPagination
-    filter_backends = [StrictFilterBackend]
+    # Any: the stubs type GenericAPIView's by its model, which this mixin does not know
+    filter_backends: Sequence[Any] = [StrictFilterBackend]
     schema: ViewInspector | None = ApiSchema()
 
 

@@ -37,7 +37,7 @@ from wug.models import (
 POSITION_SHIFT = 10_000_000  # kept uses move out of the way of the new positions first
 # The columns stored in a length-bound field, by file: column -> (model, field). PostgreSQL
 # refuses an over-long value with a DataError that names neither file nor line.
-BOUNDED = {
+BOUNDED: dict[str, dict[str, tuple[type[models.Model], str]]] = {
     USES: {"identifier": (Use, "identifier"), "grouping": (Use, "grouping"),
            "date": (Use, "date"), "lemma": (Word, "lemma")},
     JUDGMENTS: {"annotator": (Judgment, "annotator")},
