@@ -148,9 +148,13 @@ def pool_import(request: HttpRequest) -> HttpResponse:
 @require_POST
 @researcher_required
 def pair_flag(request: HttpRequest, pair_pk: int) -> HttpResponse:
+    """Flag a pool entry out (``excluded=1``, the default) or put it back (``excluded=0``):
+    the button says which, so a double click or a stale page does not undo it."""
     pair = get_object_or_404(SensePair, pk=pair_pk)
     services.pair_flag(
-        pair=pair, excluded=not pair.excluded, reason=request.POST.get("reason", "Flagged out")
+        pair=pair,
+        excluded=request.POST.get("excluded", "1") != "0",
+        reason=request.POST.get("reason", "Flagged out"),
     )
     return redirect("writing:pool")
 

@@ -227,3 +227,21 @@ def test_a_writer_past_the_time_limit_gets_the_time_up_page_with_the_code_after_
     assert b"WRITE123" in page.content
     assert Participant.objects.get().status == Participant.Status.TIMED_OUT
     assert Sentence.objects.count() == 1
+
+
+def test_flagging_a_pair_twice_leaves_it_flagged_and_a_stale_put_back_leaves_it_in(
+    client, researcher
+):
+    """The pool's buttons say what they want (flag out / put back), so a double click or a
+    form sent from a stale page does not undo what it asks for."""
+    client.force_login(researcher)
+    (bank, *_) = make_pool()
+    url = reverse("writing:pair_flag", args=[bank.pk])
+    client.post(url, {"excluded": "1", "reason": "Too easy"})
+    client.post(url, {"excluded": "1", "reason": "Too easy"})  # the double click
+    bank.refresh_from_db()
+    assert bank.excluded and bank.exclusion_reason == "Too easy"
+    client.post(url, {"excluded": "0"})
+    client.post(url, {"excluded": "0"})  # a second tab's stale "Put back"
+    bank.refresh_from_db()
+    assert not bank.excluded and bank.exclusion_reason == ""
