@@ -11,7 +11,8 @@
 - Agreement: the mean of pairwise Spearman correlations between annotators over the pairs both
   judged (0s left out; an annotator pair counts when it shares at least ``min_common`` pairs
   and neither side is constant), and Krippendorff's alpha (ordinal) over all judgments with
-  0 as missing.
+  0 as missing. An annotator who judged a pair more than once counts with the median of
+  their decided judgments of it (``annotator_scores``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from statistics import median
 
 import numpy as np
 
@@ -83,15 +85,25 @@ class Agreement:
     alpha: float | None
 
 
+def annotator_scores(judgments: Iterable[Judgment]) -> dict[tuple[str, tuple[str, str]], float]:
+    """``{(annotator, pair): score}``: each annotator's decided judgments of a pair (0s left
+    out), the median where they judged it more than once (as an edge's weight is), so the
+    order of the rows never matters."""
+    scores: dict[tuple[str, tuple[str, str]], list[float]] = defaultdict(list)
+    for j in judgments:
+        if j.score != CANNOT_DECIDE:
+            scores[(j.annotator, pair_key(j.use1, j.use2))].append(float(j.score))
+    return {cell: float(median(values)) for cell, values in scores.items()}
+
+
 def pairwise_spearman(
     judgments: Iterable[Judgment], *, min_common: int = 2
 ) -> tuple[float | None, int]:
     from scipy.stats import spearmanr
 
     by_annotator: dict[str, dict[tuple[str, str], float]] = defaultdict(dict)
-    for j in judgments:
-        if j.score != CANNOT_DECIDE:
-            by_annotator[j.annotator][pair_key(j.use1, j.use2)] = float(j.score)
+    for (annotator, pair), score in annotator_scores(judgments).items():
+        by_annotator[annotator][pair] = score
     rhos = []
     for a, b in combinations(sorted(by_annotator), 2):
         common = sorted(set(by_annotator[a]) & set(by_annotator[b]))
@@ -109,10 +121,7 @@ def ordinal_alpha(judgments: Iterable[Judgment]) -> float | None:
     """Krippendorff's alpha, ordinal, annotators x pairs with 0 and unjudged as missing."""
     import krippendorff
 
-    cells: dict[tuple[str, tuple[str, str]], float] = {}
-    for j in judgments:
-        if j.score != CANNOT_DECIDE:
-            cells[(j.annotator, pair_key(j.use1, j.use2))] = float(j.score)
+    cells = annotator_scores(judgments)
     annotators = sorted({a for a, _ in cells})
     pairs = sorted({p for _, p in cells})
     if len(annotators) < 2 or not pairs:
@@ -128,9 +137,11 @@ def ordinal_alpha(judgments: Iterable[Judgment]) -> float | None:
         or len(np.unique(matrix[:, pairable][~np.isnan(matrix[:, pairable])])) < 2
     ):
         return None
+    # the scale, and the half points a median of two judgments can fall on (in order)
+    domain = sorted({1.0, 2.0, 3.0, 4.0} | set(cells.values()))
     return float(
         krippendorff.alpha(
-            reliability_data=matrix, value_domain=[1, 2, 3, 4], level_of_measurement="ordinal"
+            reliability_data=matrix, value_domain=domain, level_of_measurement="ordinal"
         )
     )
 

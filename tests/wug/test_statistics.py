@@ -78,3 +78,37 @@ def test_alpha_is_one_for_perfect_agreement_and_ignores_cannot_decide():
 
 def test_alpha_is_undefined_with_one_annotator():
     assert ordinal_alpha(judgments([("A", "u1", "u2", 1), ("A", "u1", "u3", 2)])) is None
+
+
+def test_an_annotators_repeated_judgments_of_a_pair_count_as_their_median_in_any_order():
+    """An annotator who judged a pair twice (e.g. in two rounds) is one cell of the
+    annotator x pair table: the median of their decided judgments, as for the edge, never
+    the one that happens to come last."""
+    base = [
+        ("A", "u1", "u3", 1),
+        ("A", "u2", "u3", 4),
+        ("B", "u1", "u2", 2),
+        ("B", "u1", "u3", 1),
+        ("B", "u2", "u3", 4),
+    ]
+    once = judgments(base + [("A", "u1", "u2", 2)])
+    twice = base + [("A", "u1", "u2", 1), ("A", "u2", "u1", 3)]
+    for rows in (judgments(twice), judgments(twice[::-1])):
+        assert pairwise_spearman(rows) == pytest.approx(pairwise_spearman(once))
+        assert ordinal_alpha(rows) == pytest.approx(ordinal_alpha(once))
+
+
+def test_a_median_between_two_points_of_the_scale_is_an_ordinal_value_of_its_own():
+    rows = judgments(
+        [
+            ("A", "u1", "u2", 1),
+            ("A", "u1", "u2", 2),
+            ("B", "u1", "u2", 1),
+            ("A", "u1", "u3", 4),
+            ("B", "u1", "u3", 4),
+            ("A", "u2", "u3", 3),
+            ("B", "u2", "u3", 2),
+        ]
+    )
+    alpha = ordinal_alpha(rows)
+    assert alpha is not None and -1.0 <= alpha <= 1.0
