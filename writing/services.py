@@ -246,6 +246,12 @@ def sentence_submit(*, participant: Participant, draw_id: int, text: str) -> Sen
         if draw is None:
             raise WritingError("That word is not shown to you.")
         if draw.status == Draw.Status.WRITTEN:
+            if draw.sentence.text != text:  # sent again from a page the browser went back to
+                raise Refused(
+                    f"Your sentence for \u201c{draw.pair.homonym.form}\u201d was already saved "
+                    "as you first sent it; the changed text was not saved (written sentences "
+                    "cannot be changed)."
+                )
             return draw.sentence  # the same sentence sent twice
         if draw.status != Draw.Status.OPEN:
             raise WritingError("That word is no longer shown.")

@@ -242,3 +242,20 @@ def test_an_unknown_endpoint_or_model_is_refused_before_anything_is_stored(resea
     with pytest.raises(services.WritingError, match="does not allow model"):
         review.precontext_request(sentence=sentence, endpoint="test", model="other")
     assert not Precontext.objects.exists()
+
+
+def test_a_written_sentence_sent_again_with_other_text_is_refused_and_kept_as_first_sent():
+    """A writer who goes back in the browser and sends a written word's sentence again with
+    other text is told it was not saved (before: the new text vanished without a word)."""
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=5)
+    writer = qualified_writer(study, 1)
+    draw = services.draw_current(participant=writer)
+    first = SENTENCES[draw.pair.homonym.form]
+    services.sentence_submit(participant=writer, draw_id=draw.pk, text=first)
+    assert services.sentence_submit(participant=writer, draw_id=draw.pk, text=first).text == first
+    with pytest.raises(services.Refused, match="already saved as you first sent it"):
+        services.sentence_submit(
+            participant=writer, draw_id=draw.pk, text=first.replace(".", ", I think.")
+        )
+    assert list(Sentence.objects.filter(draw=draw).values_list("text", flat=True)) == [first]
