@@ -241,6 +241,11 @@ def cleanup_decide(*, cleanup: Cleanup, accept: bool, by=None) -> Cleanup:
         item = cleanup.sentence or cleanup.ending
         if item is None:
             raise WritingError("This clean-up has no sentence or ending to change.")
+        if item.final_text != cleanup.original:  # edited since the suggestion was made
+            raise WritingError(
+                "The text was edited after this clean-up was suggested, so accepting it would "
+                "undo that edit: reject it and ask for a new clean-up of the current text."
+            )
         review = sentence_review if cleanup.sentence_id else ending_review
         key = "sentence" if cleanup.sentence_id else "ending"
         review(

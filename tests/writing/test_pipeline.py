@@ -229,6 +229,35 @@ def test_the_b1_clean_up_suggests_accepts_and_rejects_through_the_endpoint(
     assert ReviewDecision.objects.filter(sentence=first).count() == 1
 
 
+def test_a_clean_up_suggested_before_an_edit_cannot_undo_it(
+    researcher, settings, eager, django_capture_on_commit_callbacks
+):
+    """Accepting a suggestion made from an older text would put it over the researcher's
+    later edit (the edit only in the log): refused, the edit and the suggestion stay."""
+    make_pool()
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=1)
+    (sentence,) = write_sentences(qualified_writer(study, 1), 1)
+    with LLMServer() as server:
+        llm_endpoint(settings, server)
+        server.responder = lambda body: Reply.text("Fixed text here.")
+        with django_capture_on_commit_callbacks(execute=True):
+            suggestion = review.cleanup_request(
+                sentence=sentence, endpoint="test", model="m", by=researcher
+            )
+    suggestion.refresh_from_db()
+    assert suggestion.status == "suggested"
+    edited = f"{sentence.text} (edited by hand)"
+    review.sentence_review(
+        sentence=sentence, decision="accepted", edited_text=edited, by=researcher
+    )
+    with pytest.raises(services.WritingError, match="edited after this clean-up"):
+        review.cleanup_decide(cleanup=suggestion, accept=True, by=researcher)
+    sentence.refresh_from_db()
+    suggestion.refresh_from_db()
+    assert (sentence.final_text, suggestion.status) == (edited, "suggested")
+    review.cleanup_decide(cleanup=suggestion, accept=False, by=researcher)  # rejecting is fine
+
+
 def test_an_unknown_endpoint_or_model_is_refused_before_anything_is_stored(researcher, settings):
     make_pool()
     study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=1)
