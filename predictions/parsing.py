@@ -24,7 +24,12 @@ SCALE = re.compile(
     r"(?:out\s+of\s+5|/\s*5\b|\b1\s*(?:-|–|to)\s*5\b|\(?1,\s*2,\s*3,\s*4,?\s*(?:or|and)\s*5\)?)",
     re.I,
 )
-KEYED = re.compile(r"\b(?:score|rating|answer|plausibility)\b\s*(?:is|of|:|=)?\s*([1-5])\b", re.I)
+# A keyed digit counts only as a whole score: not the first digit of "3.5", "3-4" or "3 or 4".
+NOT_WHOLE = r"(?!\w|\.\d|\s*(?:-|–|\bto\b|\bor\b|\band\b)\s*\d)"
+KEYED = re.compile(
+    r"\b(?:score|rating|answer|plausibility)\b\s*(?:is|of|:|=)?\s*([1-5])(?:\.0+)?" + NOT_WHOLE,
+    re.I,
+)
 STANDALONE = re.compile(r"(?<![\w.])([1-5])(?:\.0+)?(?![\w]|\.\d)")
 JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.S)
 
@@ -152,7 +157,7 @@ def parse_comparative(text: str, labels: Sequence[str] = ("A", "B")) -> dict[str
     plain = re.sub(r"[*_`#]", "", text)
     scores: dict[str, float] = {}
     for label in labels:
-        found = re.findall(rf"\b{re.escape(label)}\b\W{{0,3}}\s*([1-5])\b", plain)
+        found = re.findall(rf"\b{re.escape(label)}\b\W{{0,3}}\s*([1-5])(?:\.0+)?{NOT_WHOLE}", plain)
         if len(set(found)) != 1:
             raise ParseError(f"no single score for {label}", text)
         scores[label] = float(found[0])

@@ -108,3 +108,33 @@ def test_comparative_answers_are_read_from_json_or_text():
     for bad in ('{"A": 4}', '{"A": 6, "B": 1}', "A or B?", ""):
         with pytest.raises(ParseError):
             parse_comparative(bad)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Score: 3.5",  # a half score: "3.5" alone is refused, so is it after a key
+        "Rating: 2.5/5",
+        "Score: 3-4",
+        "Score: 3 – 4",
+        "Rating: 3 to 4",
+        "Answer: 3 or 4",
+        "Plausibility: 2 and 3",
+    ],
+)
+def test_a_keyed_range_or_fraction_is_not_read_as_its_first_digit(answer):
+    with pytest.raises(ParseError):
+        parse_score(answer)
+
+
+def test_a_keyed_score_is_still_read_beside_the_scale_and_a_later_number():
+    assert parse_score("Score: 4/5") == 4
+    assert parse_score("Score: 4 out of 5. Confidence: 2") == 4
+    assert parse_score("Rating: 2.0") == 2
+    assert parse_score("Score: 4.") == 4
+
+
+@pytest.mark.parametrize("answer", ["A: 3-4\nB: 2", "A: 3.5, B: 2", "A: 4, B: 1 or 2"])
+def test_a_comparative_range_or_fraction_is_not_read_as_its_first_digit(answer):
+    with pytest.raises(ParseError, match="no single score"):
+        parse_comparative(answer)
