@@ -129,15 +129,21 @@ def expected_from_top_logprobs(top_logprobs: Sequence[Mapping]) -> tuple[float, 
     return expected_from_probs(probs)
 
 
-def expected_from_logprobs(logprobs: Mapping | None) -> tuple[float, tuple[float, ...]] | None:
-    """Expected value at the first answer token that is a digit 1-5, or None if there is none.
+def expected_from_logprobs(
+    logprobs: Mapping | None, score: float | None = None
+) -> tuple[float, tuple[float, ...]] | None:
+    """Expected value at the first answer token that is a digit 1-5 (with ``score``, the
+    answer's parsed score: the first token that spells it), or None if there is none.
 
     ``logprobs`` is a chat completion choice's ``logprobs`` object; the score token need not be
     the first ("**4**" starts with "**").
     """
     content = (logprobs or {}).get("content") or []
     for position in content:
-        if digit_of(str(position.get("token", ""))) is not None and position.get("top_logprobs"):
+        digit = digit_of(str(position.get("token", "")))
+        if digit is None or (score is not None and digit != score):
+            continue
+        if position.get("top_logprobs"):
             return expected_from_top_logprobs(position["top_logprobs"])
     return None
 

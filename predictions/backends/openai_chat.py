@@ -226,11 +226,15 @@ class OpenAIChatBackend(PredictorBackend):
                 return self._failure(sample, f"{answer}\n---\n{retry}")
 
     def _score_answer(self, answer: str, logprobs: dict | None, raw: str = "") -> PredictionOutput:
-        expected = parsing.expected_from_logprobs(logprobs) if self.logprobs else None
+        """The answer's score (ParseError when its text holds no single score: a refusal or a
+        range is re-asked even where a digit token has log-probabilities); with ``logprobs``,
+        the expected value at the token of that score."""
+        parsed = parsing.parse_score(answer)
+        expected = parsing.expected_from_logprobs(logprobs, parsed) if self.logprobs else None
         if expected is not None:
             score, dist = expected
             return PredictionOutput(score=score, raw_output=raw or answer, distribution=dist)
-        return PredictionOutput(score=parsing.parse_score(answer), raw_output=raw or answer)
+        return PredictionOutput(score=parsed, raw_output=raw or answer)
 
     def _failure(self, sample: Mapping, raw: str) -> PredictionOutput:
         with self._lock:

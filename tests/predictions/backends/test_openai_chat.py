@@ -101,6 +101,37 @@ def test_it_falls_back_to_the_parsed_answer_when_the_server_ignores_logprobs(ser
     assert out.score == 3.0 and out.distribution is None
 
 
+@pytest.mark.parametrize(
+    ("prefix", "content"),
+    [
+        ("I cannot rate this on a scale of ", "I cannot rate this on a scale of 1 to 5."),
+        ("Somewhere between ", "Somewhere between 3 and 4."),
+    ],
+)
+def test_with_logprobs_an_answer_without_one_score_is_reasked_not_scored(server, prefix, content):
+    """A digit token inside a refusal or a range is no answer: its log-probabilities must
+    not become a score (the text alone is re-asked, and so must it be with logprobs)."""
+    probs = {"1": 0.5, "3": 0.3, "4": 0.2}
+    server.script(
+        Reply.with_logprobs(probs, prefix_tokens=(prefix,), content=content),
+        Reply.with_logprobs({"2": 0.8, "3": 0.2}, content="2"),
+    )
+
+    [out] = backend(server, logprobs=True).predict_batch(samples(1))
+
+    assert len(server.requests) == 2  # re-asked
+    assert out.score == pytest.approx(2 * 0.8 + 3 * 0.2)
+    assert out.raw_output == f"{content}\n---\n2"
+
+
+def test_with_logprobs_the_expected_value_is_read_at_the_token_of_the_parsed_score(server):
+    """ "Scale 1-5: 4" parses as 4; the expected value comes from the "4", not the "1"."""
+    probs = {"4": 0.6, "5": 0.4}
+    server.script(Reply.with_logprobs(probs, prefix_tokens=("1", "-5: "), content="1-5: 4"))
+    [out] = backend(server, logprobs=True).predict_batch(samples(1))
+    assert out.score == pytest.approx(4 * 0.6 + 5 * 0.4)
+
+
 def test_it_retries_429s_honouring_retry_after_then_succeeds(server):
     server.script(Reply.rate_limited(retry_after="1"), Reply.rate_limited(), Reply.text("5"))
     [out] = backend(server, backoff_base=0.05).predict_batch(samples(1))
