@@ -79,15 +79,32 @@ def get_backend(name: str, **params) -> PredictorBackend:
 def refuse_unknown_params(name: str, cls: type[PredictorBackend], params: dict) -> None:
     """ParamError for the first parameter the backend does not name: every backend takes
     explicit keyword parameters, so a misspelt one is refused when the run is created."""
-    signature = inspect.signature(cls.__init__)
-    if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+    known = accepted_params(cls)
+    if known is None:
         return  # a backend that takes anything checks its parameters itself
-    known = [p for p in signature.parameters if p != "self"]
     for field in params:
         if field not in known:
             raise ParamError(
                 field, f"{name} has no such parameter (known: {', '.join(known) or 'none'})"
             )
+
+
+def accepted_params(cls: type[PredictorBackend]) -> list[str] | None:
+    """The keyword parameters ``cls`` takes: its ``__init__``'s and, where that passes
+    ``**params`` on to a parent backend's (``sense_choice_chat`` to ``openai_chat``'s), the
+    parent's too; None for one whose ``**params`` reach :class:`PredictorBackend` (anything)."""
+    known: list[str] = []
+    for klass in cls.__mro__:
+        if klass is PredictorBackend:
+            return None
+        if "__init__" not in vars(klass):
+            continue
+        parameters = inspect.signature(klass.__init__).parameters.values()
+        named = [p.name for p in parameters if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        known += [name for name in named if name != "self" and name not in known]
+        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+            return known
+    return None
 
 
 __all__ = [

@@ -28,7 +28,14 @@ class SenseChoiceChatBackend(OpenAIChatBackend):
     name = "sense_choice_chat"
     version = "1"
 
+    # openai_chat's parameters that a sense choice has no use for: its answer is parsed as a
+    # candidate (no log-probabilities, no comparative prompt) and no choice scores -1.
+    UNUSED = ("logprobs", "top_logprobs", "fallback_score", "fallback_prompt")
+
     def __init__(self, *, prompt: str = "", max_tokens: int | None | str = 32, **params):
+        for field in self.UNUSED:
+            if field in params:
+                raise ParamError(field, f"{self.name} does not use it (its answer is a candidate)")
         super().__init__(prompt=prompt or DEFAULT_SENSE_PROMPT, max_tokens=max_tokens, **params)
         if self.prompt.output not in (OUTPUT, LABEL_OUTPUT):
             raise ParamError("prompt", f"prompt {self.prompt.id} is not a sense-choice prompt")

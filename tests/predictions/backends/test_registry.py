@@ -17,6 +17,7 @@ from tests.predictions.runhelpers import small_split
         ("embedding", {"maping": "band"}),
         ("hf_causal", {"model_path": "/nowhere", "temprature": 0}),
         ("openai_chat", {"endpoint": "local", "model": "m", "temprature": 0}),
+        ("sense_choice_chat", {"endpoint": "local", "model": "m", "temprature": 0}),
     ],
 )
 def test_a_misspelt_parameter_is_refused_naming_it(backend, params):
@@ -41,3 +42,17 @@ def test_unknown_backends_and_wrong_types_belong_to_the_app_error_family():
     assert isinstance(caught.value, PredictionsError)
     with pytest.raises(PredictionsError, match="wrong type"):
         get_backend("random", seed=None, low=None)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("logprobs", True), ("top_logprobs", 3), ("fallback_score", 2), ("fallback_prompt", "x")],
+)
+def test_sense_choice_chat_refuses_the_chat_parameters_it_does_not_use(settings, field, value):
+    """Its answers are parsed as a candidate (no log-probabilities, no comparative prompt)
+    and a sample with no choice scores -1: these would be accepted and ignored."""
+    settings.LLM_ENDPOINTS = {
+        "local": {"base_url": "http://127.0.0.1:9", "api_key_env": "", "models": ["*"]}
+    }
+    with pytest.raises(ParamError, match=rf"^params\.{field}: sense_choice_chat does not use"):
+        get_backend("sense_choice_chat", endpoint="local", model="m", **{field: value})
