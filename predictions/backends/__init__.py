@@ -99,7 +99,7 @@ def accepted_params(cls: type[PredictorBackend]) -> list[str] | None:
             return None
         if "__init__" not in vars(klass):
             continue
-        parameters = inspect.signature(klass.__init__).parameters.values()
+        parameters = inspect.signature(vars(klass)["__init__"]).parameters.values()
         named = [p.name for p in parameters if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
         known += [name for name in named if name != "self" and name not in known]
         if not any(p.kind is p.VAR_KEYWORD for p in parameters):
