@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from http.client import HTTPException
 from typing import Any
 
 from django.conf import settings
@@ -179,7 +180,7 @@ class ChatClient:
                 payload = json.loads(response.read().decode("utf-8"))
         except urllib.error.HTTPError as error:
             raise self._http_error(error, key) from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+        except (urllib.error.URLError, TimeoutError, ConnectionError, HTTPException) as error:
             raise _Retry(f"{type(error).__name__}: {error}") from None
         except ValueError:
             raise _Retry("response is not JSON") from None

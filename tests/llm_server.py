@@ -33,6 +33,7 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     raw_body: str | None = None  # sent as is (malformed JSON, error pages)
     delay: float = 0.0
+    cut_short: bool = False  # the connection closes half way through the announced body
 
     @classmethod
     def text(cls, content: str, **kw) -> Reply:
@@ -161,6 +162,8 @@ class LLMServer:
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
+                if reply.cut_short:
+                    data, self.close_connection = data[: len(data) // 2], True
                 try:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):

@@ -70,22 +70,25 @@ def record_progress(run_id: int, done: int, progress: Progress) -> None:
     )
 
 
-def run_finish(run: ModelRun, *, done: int) -> None:
-    """Mark the run finished and score it, in one transaction (never succeeded unscored)."""
+def run_finish(run: ModelRun, *, done: int, worker: str) -> None:
+    """Mark the run finished and score it, in one transaction (never succeeded unscored);
+    only while ``worker`` still holds it (a worker whose run was taken over or retried
+    while it finished its last batch must not close the new execution's run)."""
     status = ModelRun.Status.SUCCEEDED if done >= run.total else ModelRun.Status.FAILED
     error = "" if status == ModelRun.Status.SUCCEEDED else f"only {done} of {run.total} predicted"
     with transaction.atomic():
-        finished = ModelRun.objects.filter(pk=run.pk, status=ModelRun.Status.RUNNING).update(
-            status=status, done=done, error=error, finished_at=timezone.now()
-        )
+        finished = ModelRun.objects.filter(
+            pk=run.pk, status=ModelRun.Status.RUNNING, worker=worker
+        ).update(status=status, done=done, error=error, finished_at=timezone.now())
         run.refresh_from_db()
         if finished and status == ModelRun.Status.SUCCEEDED:
             analyze_after_commit(done, Prediction)  # its batches' rows, counted once at the end
             run_score(run=run)
 
 
-def run_fail(run_id: int, error: str) -> None:
-    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING).update(
+def run_fail(run_id: int, error: str, *, worker: str) -> None:
+    """Mark the run failed with ``error``, only while ``worker`` still holds it."""
+    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.RUNNING, worker=worker).update(
         status=ModelRun.Status.FAILED, error=error[-4000:], finished_at=timezone.now()
     )
 
@@ -152,10 +155,10 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
             outputs = backend.predict_batch([row.sample for row in batch])
             done = write_batch(run_id, batch, outputs)
             record_progress(run_id, done, progress)
-        run_finish(run, done=Prediction.objects.filter(run_id=run_id).count())
+        run_finish(run, done=Prediction.objects.filter(run_id=run_id).count(), worker=worker)
     except Exception as exc:  # the run records why it failed; the worker lives on
         log.exception("run %s failed", run_id)  # the full traceback goes to the log only
-        run_fail(run_id, short_error(exc))
+        run_fail(run_id, short_error(exc), worker=worker)
     run_stopped(run_id)  # cancelled during the last batch (or while failing)
     return ModelRun.objects.get(pk=run_id)
 

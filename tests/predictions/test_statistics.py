@@ -58,8 +58,10 @@ def test_a_finished_model_run_is_counted_and_a_failed_one_is_not(
         return run
 
     with django_capture_on_commit_callbacks(execute=True):
-        run_finish(run_of(12), done=12)  # failed: only 12 of 18
+        run = run_of(12)
+        run_finish(run, done=12, worker=run.worker)  # failed: only 12 of 18
     assert _estimate() < 0
     with django_capture_on_commit_callbacks(execute=True):
-        run_finish(run_of(18), done=18)
+        run = run_of(18)
+        run_finish(run, done=18, worker=run.worker)
     assert _estimate() >= 30

@@ -233,3 +233,20 @@ def test_a_failed_run_stores_a_short_error_and_logs_the_traceback(caplog):
     assert run.error.startswith(FitOnScoredSamples.__name__ + ": ")
     assert "Traceback" not in run.error and "\n" not in run.error and len(run.error) <= 300
     assert "Traceback" in caplog.text or any(r.exc_info for r in caplog.records)
+
+
+def test_a_worker_whose_run_was_taken_over_cannot_finish_or_fail_it():
+    """Retried or recovered while worker "a" wrote its last batch, the run is worker "b"'s:
+    a's end of the loop must not close b's execution (before: it set it succeeded or
+    failed, and b went on predicting into a finished run)."""
+    from predictions.runs.worker import run_fail, run_finish
+
+    split = small_split()
+    run = make_run(split, status=ModelRun.Status.RUNNING, worker="b")
+    run_finish(run, done=run.total, worker="a")
+    run_fail(run.pk, "RuntimeError: a's backend", worker="a")
+    run.refresh_from_db()
+    assert (run.status, run.worker, run.error, run.finished_at) == ("running", "b", "", None)
+    run_finish(run, done=0, worker="b")  # its holder can
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.FAILED and run.error.startswith("only 0 of")

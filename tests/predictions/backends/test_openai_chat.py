@@ -155,6 +155,14 @@ def test_it_recovers_from_a_500_and_a_malformed_body(server):
     assert out.score == 1.0 and len(server.requests) == 3
 
 
+def test_it_retries_an_answer_cut_short_by_the_connection(server):
+    """A body shorter than its Content-Length (the endpoint or a proxy dropped the
+    connection) raised http.client.IncompleteRead past the retries and failed the run."""
+    server.script(Reply(cut_short=True), Reply.text("2"))
+    [out] = backend(server, backoff_base=0.01).predict_batch(samples(1))
+    assert out.score == 2.0 and len(server.requests) == 2
+
+
 def test_it_does_not_retry_a_client_error(server):
     server.script(Reply(status=401, raw_body='{"error": "bad key"}'))
     with pytest.raises(LLMRequestError, match="HTTP 401"):
