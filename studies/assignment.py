@@ -46,12 +46,12 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ambisite.db.statistics import analyze_after_commit
-from annotations.models import Rating
 
 from . import adaptive, free_counts, lists, selectors, sql
 from .free_counts import SetupFree
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .numbering import create_numbered
+from .shown_texts import rated_samples
 
 RESERVE_ATTEMPTS = 8
 LOCK_ROUNDS = 3
@@ -434,10 +434,10 @@ def slots_void(participant: Participant) -> int:
     replaces the whole list place: ``lists.list_void``)."""
     if lists.uses_lists(participant.study):
         return lists.list_void(participant)
-    held = list(
-        Slot.objects.select_for_update()
-        .filter(participant=participant)
-        .exclude(status__in=[Slot.Status.VOID, Slot.Status.FREE])
+    held = list(  # an outdated slot was replaced when its text was edited
+        Slot.objects.select_for_update().filter(
+            participant=participant, status__in=[Slot.Status.RESERVED, Slot.Status.DONE]
+        )
     )
     Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.VOID)
     for slot in held:
@@ -447,19 +447,21 @@ def slots_void(participant: Participant) -> int:
 
 def slots_restore(participant: Participant) -> int:
     """Undo ``slots_void`` after a researcher includes the participant again: each rated
-    void slot counts again and an unclaimed replacement is withdrawn. Returns how many
+    void slot counts again and an unclaimed replacement is withdrawn; one rated on a text
+    edited since is outdated (its replacement stays, for the new text). Returns how many
     samples went above the wanted number because their replacement was already taken."""
     if lists.uses_lists(participant.study):
         return lists.list_restore(participant)
     over = 0
-    rated = set(
-        Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)
-    )
+    rated, current = rated_samples(participant.study_id, participant.rater_id)
     voids: Sequence[Slot] = list(
         Slot.objects.select_for_update().filter(participant=participant, status="void")
     )
     for slot in voids:
         if slot.sample_id not in rated:
+            continue
+        if slot.sample_id not in current:
+            Slot.objects.filter(id=slot.id).update(status=Slot.Status.OUTDATED)
             continue
         spare = (
             Slot.objects.select_for_update(skip_locked=True)

@@ -34,13 +34,13 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotations.kinds import kind as kind_of
-from annotations.models import Rating
 
 from . import list_design, sql
 from .errors import StudyError
 from .list_models import ListDesign, ListSlot, StudyList, StudyListItem
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
 from .numbering import create_numbered
+from .shown_texts import rated_samples
 
 Status = ListSlot.Status
 
@@ -354,8 +354,8 @@ def list_release(participant: Participant) -> int:
 def list_void(participant: Participant) -> int:
     """Exclusion: the participant's items are void and their place too; a held place is
     replaced by a fresh one (a released one already was). Returns how many items."""
-    held = Slot.objects.filter(participant=participant).exclude(
-        status__in=[Slot.Status.VOID, Slot.Status.FREE]
+    held = Slot.objects.filter(  # an outdated item stays so (its text was edited)
+        participant=participant, status__in=[Slot.Status.RESERVED, Slot.Status.DONE]
     )
     count = held.update(status=Slot.Status.VOID)
     place = _place(participant)
@@ -371,11 +371,10 @@ def list_restore(participant: Participant) -> int:
     again, and the place is held again if its replacement is still free (withdrawn), else
     released. Returns how many samples went above the wanted ratings (the replacement
     was taken: the list then has one more participant)."""
-    rated = set(
-        Rating.objects.filter(rater_id=participant.rater_id).values_list("sample_id", flat=True)
-    )
+    rated, current = rated_samples(participant.study_id, participant.rater_id)
     voids = Slot.objects.filter(participant=participant, status=Slot.Status.VOID)
-    back = voids.filter(sample_id__in=rated).update(
+    voids.filter(sample_id__in=rated - current).update(status=Slot.Status.OUTDATED)
+    back = voids.filter(sample_id__in=current).update(
         status=Slot.Status.DONE, done_at=Coalesce("done_at", Value(timezone.now()))
     )
     place = _place(participant)

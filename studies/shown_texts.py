@@ -52,6 +52,15 @@ def valid_in_study(study: Study | int, prefix: str = "") -> Q:
     return ~excluded & current_in_study(study, prefix)
 
 
+def rated_samples(study: Study | int, rater_id: int) -> tuple[set[int], set[int]]:
+    """The samples the rater rated, and those of them rated on the texts ``study`` shows
+    now (the rest were given on a text edited since: outdated for the study)."""
+    ratings = Rating.objects.filter(rater_id=rater_id)
+    rated = set(ratings.values_list("sample_id", flat=True))
+    current = set(ratings.filter(current_in_study(study)).values_list("sample_id", flat=True))
+    return rated, current
+
+
 def _objects_of(sample: Sample) -> list[tuple[str, TextObject | None]]:
     return [
         (TextVersion.Kind.SETUP, sample.story.setup),

@@ -186,3 +186,20 @@ def test_every_list_fills_and_each_sample_gets_exactly_n_ratings():
     )
     assert len(per_sample) == 60 and set(per_sample.values()) == {2}
     assert [f.finished for f in lists.list_fill(study)] == [2] * 6
+
+
+def test_inclusion_after_a_text_edit_keeps_the_edited_item_outdated():
+    from studies.text_corrections import sample_texts_correct
+
+    study = list_study(n=1)
+    p = arrive(study, 1)
+    qualify(p)
+    rate_all(p)
+    services.participant_exclude(rater=p.rater, source="manual", reason="speeder")
+    mine = Slot.objects.filter(participant=p)
+    edited = mine.first().sample
+    changed = sample_texts_correct(study=study, sample=edited, texts={"sentence": "New."})
+    services.participant_include(rater=p.rater)
+    outdated = set(mine.filter(status="outdated").values_list("sample_id", flat=True))
+    assert outdated == {s.pk for s in changed} & set(batch(p))  # the old text's ratings
+    assert outdated and mine.filter(status="done").count() == 10 - len(outdated)

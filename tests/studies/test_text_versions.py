@@ -259,3 +259,31 @@ def test_the_script_gets_the_new_text_and_the_notice_in_its_answer(client):
     assert 'name="text_version" value="2.1.1"' in page
     assert not Rating.objects.exists()
     assert "just been corrected" not in client.get(url).content.decode()  # shown once
+
+
+def _statuses(study, sample) -> list[str]:
+    return sorted(Slot.objects.filter(study=study, sample=sample).values_list("status", flat=True))
+
+
+def test_excluding_a_rater_whose_rating_was_outdated_opens_no_second_replacement():
+    study = _rated_study()
+    sample = _with_ending(study)
+    sample_texts_correct(study=study, sample=sample, texts={"ending": "A new ending."})
+    assert _statuses(study, sample) == ["free", "outdated"]
+    rater = Rating.objects.get(sample=sample).rater
+    services.participant_exclude(rater=rater, source="manual", reason="bot")
+    assert _statuses(study, sample) == ["free", "outdated"]  # one rating wanted, one place
+    services.participant_include(rater=rater)
+    assert _statuses(study, sample) == ["free", "outdated"]  # still a rating of the old text
+
+
+def test_including_again_a_rater_whose_rating_was_outdated_meanwhile_keeps_the_new_place():
+    study = _rated_study()
+    sample = _with_ending(study)
+    rater = Rating.objects.get(sample=sample).rater
+    services.participant_exclude(rater=rater, source="manual", reason="bot")
+    assert _statuses(study, sample) == ["free", "void"]
+    sample_texts_correct(study=study, sample=sample, texts={"ending": "A new ending."})
+    services.participant_include(rater=rater)
+    assert _statuses(study, sample) == ["free", "outdated"]  # the new text still needs a rating
+    assert sample.pk in {s.pk for s in researcher_reads.samples_short(study)}
