@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Q, Value
+from django.db.models import Count, Max, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -120,12 +120,20 @@ def _checks_problem(study: Study) -> str | None:
 
 
 def slots_create(study: Study) -> int:
-    """Create the missing slots 1..ratings_per_sample of every study sample; idempotent.
-    In a one-item-per-word study each slot carries its sample's word. A list-design study
-    gets its lists and their places instead (``lists.lists_create``)."""
+    """Give every study sample ``ratings_per_sample`` slots that count (not void nor
+    outdated: those were replaced), numbered on from its highest; idempotent. On opening,
+    and when the ratings per sample go up. In a one-item-per-word study each slot carries
+    its sample's word. A list-design study gets its lists and their places instead
+    (``lists.lists_create``)."""
     if lists.uses_lists(study):
         return lists.lists_create(study)
-    have = set(Slot.objects.filter(study=study).values_list("sample_id", "number"))
+    gone = [Slot.Status.VOID, Slot.Status.OUTDATED]
+    have = {
+        row["sample_id"]: (row["live"], row["top"])
+        for row in Slot.objects.filter(study=study)
+        .values("sample_id")
+        .annotate(live=Count("id", filter=~Q(status__in=gone)), top=Max("number"))
+    }
     rows = StudySample.objects.filter(study=study).values_list(
         "sample_id", "sample__story__setup_id", "sample__story__setup__homonym_id"
     )
@@ -136,11 +144,11 @@ def slots_create(study: Study) -> int:
             sample_id=sample_id,
             setup_id=setup_id,
             word_id=word_id if per_word else None,
-            number=number,
+            number=top + k,
         )
         for sample_id, setup_id, word_id in rows
-        for number in range(1, study.ratings_per_sample + 1)
-        if (sample_id, number) not in have
+        for live, top in [have.get(sample_id, (0, 0))]
+        for k in range(1, study.ratings_per_sample - live + 1)
     ]
     Slot.objects.bulk_create(new, batch_size=1000, ignore_conflicts=True)
     analyze_after_commit(len(new), Slot)  # arrivals may come at once (a Prolific release)

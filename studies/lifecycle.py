@@ -114,7 +114,8 @@ def _pop_design(fields: dict) -> dict | None:
 
 @transaction.atomic
 def study_update(*, study: Study, samples=None, **fields) -> Study:
-    """Change settings; the sample set can only change while the study is a draft."""
+    """Change settings; the sample set can only change while the study is a draft. More
+    ratings per sample in a study that is open or paused open their places at once."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     started = study.status != Study.Status.DRAFT
     design = _pop_design(fields)
@@ -141,6 +142,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     study.save()
     if design is not None:
         lists.design_set(study=study, **design)
+    if study.status in (Study.Status.OPEN, Study.Status.PAUSED):
+        slots_create(study)  # more ratings per sample: their places open now
     return study
 
 

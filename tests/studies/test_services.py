@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from annotations.models import Rating, Sample
@@ -223,3 +225,15 @@ def test_excluding_a_rater_who_is_no_participant_touches_no_slot():
     assert exclusion.rater == rater and exclusion.revoked_at is None
     assert list(Slot.objects.filter(study=study).values_list("id", "status")) == before
     assert services.participant_include(rater=rater) == 0
+
+
+def test_more_ratings_per_sample_on_an_open_study_opens_the_new_places_at_once():
+    study = open_study(4, per_participant=4, ratings=2)
+    excluded = services.participant_arrive(study=study, pid=pid(1))
+    qualify(excluded)
+    rate_all(excluded)
+    services.participant_exclude(rater=excluded.rater, source="manual", reason="bot")
+    services.study_update(study=study, ratings_per_sample=3)  # not only on pause and open
+    live = Slot.objects.filter(study=study).exclude(status="void")
+    per_sample = Counter(live.values_list("sample_id", flat=True))
+    assert set(per_sample.values()) == {3} and len(per_sample) == study.samples.count()
