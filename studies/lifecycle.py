@@ -114,8 +114,9 @@ def _pop_design(fields: dict) -> dict | None:
 
 @transaction.atomic
 def study_update(*, study: Study, samples=None, **fields) -> Study:
-    """Change settings; the sample set can only change while the study is a draft. More
-    ratings per sample in a study that is open or paused open their places at once."""
+    """Change settings; the sample set can only change while the study is a draft. A study
+    that is open or paused keeps to the rules opening checks (``batch_problem``), and more
+    ratings per sample open their places at once."""
     study = Study.objects.select_for_update().get(pk=study.pk)
     started = study.status != Study.Status.DRAFT
     design = _pop_design(fields)
@@ -143,6 +144,9 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
     if design is not None:
         lists.design_set(study=study, **design)
     if study.status in (Study.Status.OPEN, Study.Status.PAUSED):
+        problem = batch_problem(study)  # the rule opening checks holds while it runs
+        if problem:
+            raise StudyError(problem)
         slots_create(study)  # more ratings per sample: their places open now
     return study
 

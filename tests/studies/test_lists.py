@@ -203,3 +203,4 @@ def test_inclusion_after_a_text_edit_keeps_the_edited_item_outdated():
     outdated = set(mine.filter(status="outdated").values_list("sample_id", flat=True))
     assert outdated == {s.pk for s in changed} & set(batch(p))  # the old text's ratings
     assert outdated and mine.filter(status="done").count() == 10 - len(outdated)
+

@@ -237,3 +237,20 @@ def test_more_ratings_per_sample_on_an_open_study_opens_the_new_places_at_once()
     live = Slot.objects.filter(study=study).exclude(status="void")
     per_sample = Counter(live.values_list("sample_id", flat=True))
     assert set(per_sample.values()) == {3} and len(per_sample) == study.samples.count()
+
+
+def test_an_open_study_refuses_more_samples_per_participant_than_a_batch_can_hold():
+    study = open_study(4, per_participant=4, ratings=2)
+    with pytest.raises(services.StudyError, match="only 4 setups"):
+        services.study_update(study=study, samples_per_participant=5)
+    study.refresh_from_db()
+    assert study.samples_per_participant == 4
+
+
+def test_an_open_study_refuses_attention_checks_without_check_questions():
+    study = open_study(4, per_participant=4, ratings=2, checks=0)
+    study.check_questions.update(as_attention_check=False)
+    with pytest.raises(services.StudyError, match="no attention-check questions"):
+        services.study_update(study=study, attention_checks_per_batch=1)
+    study.refresh_from_db()
+    assert study.attention_checks_per_batch == 0
