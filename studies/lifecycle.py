@@ -138,6 +138,12 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
         study.ratings_per_sample
     ):
         raise StudyError("Ratings per sample cannot go down once the study has been opened.")
+    length = fields.get("samples_per_participant", study.samples_per_participant)
+    if started and lists.uses_lists(study) and length != study.samples_per_participant:
+        raise StudyError(  # its lists were made on opening, of the old length
+            "The list length (samples per participant) can only be changed while the study "
+            "is a draft."
+        )
     for name, value in fields.items():
         setattr(study, name, value)
     study.save()

@@ -204,3 +204,10 @@ def test_inclusion_after_a_text_edit_keeps_the_edited_item_outdated():
     assert outdated == {s.pk for s in changed} & set(batch(p))  # the old text's ratings
     assert outdated and mine.filter(status="done").count() == 10 - len(outdated)
 
+
+def test_the_list_length_of_an_opened_study_cannot_change():
+    study = list_study()  # lists of 10, made on opening
+    with pytest.raises(services.StudyError, match="list length"):
+        services.study_update(study=study, samples_per_participant=5)
+    study.refresh_from_db()
+    assert study.samples_per_participant == 10
