@@ -455,9 +455,10 @@ def slots_void(participant: Participant) -> int:
 
 def slots_restore(participant: Participant) -> int:
     """Undo ``slots_void`` after a researcher includes the participant again: each rated
-    void slot counts again and an unclaimed replacement is withdrawn; one rated on a text
-    edited since is outdated (its replacement stays, for the new text). Returns how many
-    samples went above the wanted number because their replacement was already taken."""
+    void slot counts again, and a participant still rating holds their unrated ones again,
+    each withdrawing an unclaimed replacement; one rated on a text edited since is outdated
+    (its replacement stays, for the new text). Returns how many samples went (or go, once
+    rated) above the wanted number because their replacement was already taken."""
     if lists.uses_lists(participant.study):
         return lists.list_restore(participant)
     over = 0
@@ -465,10 +466,11 @@ def slots_restore(participant: Participant) -> int:
     voids: Sequence[Slot] = list(
         Slot.objects.select_for_update().filter(participant=participant, status="void")
     )
+    holding = participant.status in Participant.ACTIVE  # mid-batch: unrated places are theirs
     for slot in voids:
-        if slot.sample_id not in rated:
+        if slot.sample_id not in rated and not holding:
             continue
-        if slot.sample_id not in current:
+        if slot.sample_id in rated and slot.sample_id not in current:
             Slot.objects.filter(id=slot.id).update(status=Slot.Status.OUTDATED)
             continue
         spare = (
@@ -481,6 +483,9 @@ def slots_restore(participant: Participant) -> int:
             over += 1
         else:
             spare.delete()
+        if slot.sample_id not in rated:
+            Slot.objects.filter(id=slot.id).update(status=Slot.Status.RESERVED)
+            continue
         Slot.objects.filter(id=slot.id).update(
             status=Slot.Status.DONE, done_at=Coalesce("done_at", Value(timezone.now()))
         )

@@ -391,6 +391,7 @@ def list_restore(participant: Participant) -> int:
     if spare is not None:
         spare.delete()
         ListSlot.objects.filter(pk=place.pk).update(status=Status.HELD)
+        voids.update(status=Slot.Status.RESERVED)  # unrated items: theirs to rate again
         return 0
     ListSlot.objects.filter(pk=place.pk).update(status=Status.RELEASED)
     return back

@@ -211,3 +211,15 @@ def test_the_list_length_of_an_opened_study_cannot_change():
         services.study_update(study=study, samples_per_participant=5)
     study.refresh_from_db()
     assert study.samples_per_participant == 10
+
+
+def test_inclusion_mid_list_gives_the_participant_their_unrated_items_back():
+    study = list_study(n=1)
+    p = arrive(study, 1)
+    qualify(p)
+    services.participant_exclude(rater=p.rater, source="manual", reason="speeder")
+    services.participant_include(rater=p.rater)
+    mine = Slot.objects.filter(participant=p)
+    assert set(mine.values_list("status", flat=True)) == {"reserved"}
+    rate_all(p)
+    assert set(mine.values_list("status", flat=True)) == {"done"}

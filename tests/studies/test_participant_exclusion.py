@@ -91,3 +91,18 @@ def test_a_participant_of_another_study_is_not_found(researcher_client, rated):
     other = services.study_create(title="Other", slug="other", samples=[])
     url = reverse("studies:toggle", args=[other.pk, participant.pk])
     assert researcher_client.get(url).status_code == 404
+
+
+def test_including_again_mid_batch_gives_back_the_places_the_participant_still_holds():
+    study = open_study(4, per_participant=4, ratings=1, checks=0)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    qualify(participant)
+    services.participant_exclude(rater=participant.rater, source="manual", reason="looked odd")
+    services.participant_include(rater=participant.rater, reason="checked: fine")
+    mine = Slot.objects.filter(participant=participant)
+    assert set(mine.values_list("status", flat=True)) == {"reserved"}  # still theirs to rate
+    rate_all(participant)  # their ratings count: nobody else is asked for these samples
+    assert set(mine.values_list("status", flat=True)) == {"done"}
+    held = set(mine.values_list("sample_id", flat=True))
+    spare = Slot.objects.filter(study=study, sample_id__in=held).exclude(participant=participant)
+    assert not spare.exists()
