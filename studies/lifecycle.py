@@ -144,9 +144,13 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
             "The list length (samples per participant) can only be changed while the study "
             "is a draft."
         )
+    unit = fields.get("one_item_per_word", study.one_item_per_word)  # a new kind's default too
+    remake = length != study.samples_per_participant or unit != study.one_item_per_word
     for name, value in fields.items():
         setattr(study, name, value)
     study.save()
+    if remake and not started:
+        lists.made_lists_drop(study=study)  # made of the old length: made again on opening
     if design is not None:
         lists.design_set(study=study, **design)
     if study.status in (Study.Status.OPEN, Study.Status.PAUSED):

@@ -110,6 +110,13 @@ def lists_drop(*, study: Study) -> None:
         ListDesign.objects.filter(study=study).update(source=ListDesign.Source.MADE)
 
 
+def made_lists_drop(*, study: Study) -> None:
+    """A draft's list length or unit changed: lists made by the old one go, to be made again
+    on opening; an uploaded file's lists stay as the file has them."""
+    if ListDesign.objects.filter(study=study, source=ListDesign.Source.MADE).exists():
+        StudyList.objects.filter(study=study).delete()
+
+
 def _write_lists(study: Study, lists: list[list[int]]) -> None:
     StudyList.objects.filter(study=study).delete()
     setup_of = dict(

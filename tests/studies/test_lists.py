@@ -223,3 +223,15 @@ def test_inclusion_mid_list_gives_the_participant_their_unrated_items_back():
     assert set(mine.values_list("status", flat=True)) == {"reserved"}
     rate_all(p)
     assert set(mine.values_list("status", flat=True)) == {"done"}
+
+
+def test_a_drafts_made_lists_follow_a_new_list_length():
+    study = services.study_create(
+        title="t", slug="t", samples=unrated_setups(10), samples_per_participant=10,
+        ratings_per_sample=1, assignment="lists",
+    )  # fmt: skip
+    lists.lists_make(study=study)  # the researcher looked at the lists of 10
+    services.study_update(study=study, samples_per_participant=5)
+    services.study_open(study=study)
+    sizes = Counter(StudyListItem.objects.filter(list__study=study).values_list("list", flat=True))
+    assert set(sizes.values()) == {5}
