@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from .models import Rater, Rating, Sample, valid_ratings
+from .signals import reference_texts_changed
 from .text_versions import (
     KINDS,
     SAMPLE_PATHS,
@@ -125,6 +126,9 @@ def reference_texts_edit(
         touching = list(Sample.objects.filter(showing(kind, obj.pk)).values_list("pk", flat=True))
         if reference_set(obj, kind, texts, by):
             done.touched[(kind, obj.pk)] = touching
+    if done.touched:
+        changed = sorted({pk for pks in done.touched.values() for pk in pks})
+        reference_texts_changed.send(sender=None, sample_ids=changed)
     return done
 
 

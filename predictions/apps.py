@@ -12,7 +12,12 @@ class PredictionsConfig(AppConfig):
     def ready(self) -> None:
         from celery.signals import worker_ready
 
+        from annotations.signals import reference_texts_changed
+
         worker_ready.connect(recover_lost_runs, dispatch_uid="predictions.recover_lost_runs")
+        reference_texts_changed.connect(
+            outdate_predictions, dispatch_uid="predictions.outdate_predictions"
+        )
 
 
 def recover_lost_runs(sender=None, **kwargs) -> None:
@@ -27,3 +32,10 @@ def recover_lost_runs(sender=None, **kwargs) -> None:
     recovered = runs_recover(worker=hostname)
     if recovered:
         log.warning("re-queued runs left running by a lost worker: %s", recovered)
+
+
+def outdate_predictions(sender=None, *, sample_ids: list[int], **kwargs) -> None:
+    """A reference text edit: unfinished runs drop their predictions of the samples."""
+    from predictions.runs.services import predictions_outdate
+
+    predictions_outdate(sample_ids=sample_ids)

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotations.models import Split
 from predictions.backends import ParamError, get_backend
 from predictions.errors import PredictionsError, RunStateError
-from predictions.models import ModelRun, TrainedModel
+from predictions.models import ModelRun, Prediction, TrainedModel
 from predictions.runs.claims import short_error, stale_after
 from predictions.runs.rows import refuse_fit_on_scored, split_names, trained_split_names
 from predictions.runs.tasks import run_model, train_model
@@ -162,6 +162,24 @@ def run_retry(*, run: ModelRun) -> ModelRun:
     run_enqueue(run.pk)
     run.refresh_from_db()
     return run
+
+
+def predictions_outdate(*, sample_ids: list[int]) -> int:
+    """The samples' reference texts changed (``annotations.signals.reference_texts_changed``,
+    in the edit's transaction): a run that has not succeeded yet drops its predictions of
+    them, so that its retry (or its resumed execution) predicts them on the new text instead
+    of keeping what the model said about the old one; its ``done`` count follows. A finished
+    run keeps its predictions and is scored against the new labels, as the scoring pages
+    say. Returns how many predictions were dropped."""
+    unfinished = ~Q(run__status=ModelRun.Status.SUCCEEDED)
+    stale = Prediction.objects.filter(unfinished, sample_id__in=sample_ids)
+    run_ids = set(stale.values_list("run_id", flat=True))
+    dropped, _ = stale.delete()
+    for run_id in sorted(run_ids):
+        ModelRun.objects.filter(pk=run_id).update(
+            done=Prediction.objects.filter(run_id=run_id).count()
+        )
+    return dropped
 
 
 def runs_recover(*, worker: str) -> list[int]:

@@ -250,3 +250,38 @@ def test_a_worker_whose_run_was_taken_over_cannot_finish_or_fail_it():
     run_finish(run, done=0, worker="b")  # its holder can
     run.refresh_from_db()
     assert run.status == ModelRun.Status.FAILED and run.error.startswith("only 0 of")
+
+
+def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_samples_showing_it():
+    """A run that failed half way, then an edit of a story's reference ending, then a
+    retry: the retry predicted only what was left and kept what the model had said about
+    the old story (scored against the new labels). Now the unfinished run drops the edited
+    story's predictions, and its retry predicts them on the new text; a finished run keeps
+    its predictions (its scoring pages say the labels changed)."""
+    from annotations.reference import reference_edit_impact, reference_texts_edit
+
+    split = small_split()
+    failed = make_run(split, params={"fail_at_batch": 2})
+    run_execute(failed.pk)  # 2 batches of 5 predicted, then the backend failed
+    finished = make_run(split)
+    run_execute(finished.pk)
+    failed.refresh_from_db()
+    assert (failed.status, failed.done) == ("failed", 10)
+    sample = split.samples.order_by("position").first()  # predicted in the first batch
+    story = list(split.samples.filter(story=sample.story).values_list("pk", flat=True))
+    assert len(story) == 2 and Prediction.objects.filter(run=failed, sample__in=story).count() == 2
+    texts = {"ending": "A new ending, written again."}
+    impact = reference_edit_impact(sample=sample, texts=texts)
+    reference_texts_edit(sample=sample, texts=texts, confirm_labels=impact.labels)
+    failed.refresh_from_db()
+    assert failed.done == 8 and not Prediction.objects.filter(run=failed, sample__in=story)
+    assert Prediction.objects.filter(run=finished).count() == finished.total  # kept
+    failed.status, failed.params = ModelRun.Status.QUEUED, {}
+    failed.save(update_fields=["status", "params"])
+    RecordingBackend.seen.clear()
+    run_execute(failed.pk)
+    failed.refresh_from_db()
+    assert failed.status == "succeeded" and failed.done == failed.total
+    assert {sid for batch in RecordingBackend.seen for sid in batch} >= {
+        s.dataset_id for s in split.samples.filter(pk__in=story)
+    }
