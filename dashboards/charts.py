@@ -145,7 +145,9 @@ class ModelVsHuman(Chart):
         run = ModelRun.objects.finished().filter(pk=id_param(params, "run")).first()
         if run is None:
             return {"points": [], "run": None}
-        preds = predictions_by_run([run])[run.id]
+        # the filter's samples only: the spread and the count are of the predictions shown
+        samples = form.samples() if form.filters_samples else None
+        preds = predictions_by_run([run], samples)[run.id]
         ids = sorted(preds)
         chosen = ids[:: max(1, len(ids) // MAX_POINTS)]  # evenly spread, deterministic
         labels = labels_by_sample(form.ratings().filter(sample_id__in=chosen))
