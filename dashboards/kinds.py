@@ -67,6 +67,13 @@ def _group(pair: SentencePair) -> str:
     return f"{'same' if pair.same_sense else 'different'} sense, {pair.ambiguity_type}"
 
 
+def _reference_spearman(pairs: list[SentencePair], y: list[float], field: str) -> float | None:
+    """Spearman of a shipped distance against mean relatedness, over the pairs that have
+    that distance (a missing one is no distance of 0)."""
+    known = [(d, m) for p, m in zip(pairs, y) if (d := getattr(p, field)) is not None]
+    return spearman([d for d, _ in known], [m for _, m in known]) if known else None
+
+
 def relatedness_view(split: Split, scoped: RatingQuerySet) -> RelatednessView:
     """``scoped``: the split's ratings in the page's scope."""
     ratings = list(scoped.values_list("sample_id", "rater_id", "score"))
@@ -82,13 +89,7 @@ def relatedness_view(split: Split, scoped: RatingQuerySet) -> RelatednessView:
     ]
     y = [means[p.sample_id] for p in pairs]
     references = [
-        Reference(
-            name,
-            value,
-            spearman([getattr(p, f"distance_{name.lower()}") or 0.0 for p in pairs], y)
-            if pairs
-            else None,
-        )
+        Reference(name, value, _reference_spearman(pairs, y, f"distance_{name.lower()}"))
         for name, value in RAWC_REPORTED.items()
     ]
     runs = _runs(split)
