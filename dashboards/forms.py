@@ -120,10 +120,12 @@ class SampleFilterForm(forms.Form):
         return urlencode({k: v for k, v in keep.items() if v})
 
 
-def sample_filter(params, *, known: tuple[str, ...] = ()) -> SampleFilterForm:
+def sample_filter(params, *, known: tuple[str, ...] = (), samples: bool = True) -> SampleFilterForm:
     """The dashboards' one parser: the rating scope plus the sample filters; any other
-    parameter than those and ``known`` (the page's own) is a 400 naming it."""
-    scope = parse_scope(params or {}, known=(*SAMPLE_PARAMS, *known))
+    parameter than those and ``known`` (the page's own) is a 400 naming it. A page whose
+    figures take the rating scope only (``samples=False``: task kinds, the papers' analyses)
+    refuses the sample filters too, instead of accepting and ignoring them."""
+    scope = parse_scope(params or {}, known=(*(SAMPLE_PARAMS if samples else ()), *known))
     data = None
     if params:
         data = {name: params.get(name) for name in SampleFilterForm.base_fields if name in params}

@@ -20,7 +20,7 @@ from .forms import sample_filter
 
 @researcher_required
 def paper_analyses_page(request):
-    form = sample_filter(request.GET, known=("judgment_models",))
+    form = sample_filter(request.GET, known=("judgment_models",), samples=False)
     fit_now = bounded_int(request.GET.get("judgment_models"), 0, 0, 1) == 1
     rawc, ambistory = cached_every_kind(
         "papers",

@@ -160,7 +160,7 @@ def leaderboard_json(request):
 @researcher_required
 def task_kinds(request):
     """Relatedness and sense choice: human figures and runs, scored by kind."""
-    form = sample_filter(request.GET)
+    form = sample_filter(request.GET, samples=False)
     relatedness, sense_choice = cached_every_kind(
         "kinds", form, lambda: kinds.kind_views(form.rating_scope)
     )

@@ -259,6 +259,17 @@ def test_an_unknown_parameter_is_refused_with_a_400_that_names_it(researcher_cli
     assert b"studdy" in body(response), name
 
 
+@pytest.mark.parametrize("page", ["/dashboards/kinds/", "/dashboards/papers/"])
+def test_a_page_of_rating_scope_only_refuses_the_sample_filters_it_would_ignore(
+    researcher_client, world, page
+):
+    """The task-kinds and papers' pages answered ``?homonym=x`` with every sample's figures
+    (and cached a copy per value): a filter they do not apply is a 400 naming it."""
+    response = researcher_client.get(page, {"homonym": "bank"})
+    assert response.status_code == 400 and b"homonym" in body(response)
+    assert researcher_client.get(page).status_code == 200
+
+
 @pytest.mark.parametrize(
     "query, named",
     [
