@@ -85,9 +85,9 @@ def arrival_check(*, study: Study, pid: str | None, study_id: str = "", session_
         raise InvalidArrival("PROLIFIC_PID", "The participant ID in this link is not valid.")
     if study.prolific_study_id and study_id != study.prolific_study_id:
         raise InvalidArrival("STUDY_ID", "This link's STUDY_ID is not this study's.")
-    if not OPTIONAL_ID_RE.match(study_id or ""):
+    if not OPTIONAL_ID_RE.fullmatch(study_id or ""):
         raise InvalidArrival("STUDY_ID", "This link's STUDY_ID is not valid.")
-    if not OPTIONAL_ID_RE.match(session_id or ""):
+    if not OPTIONAL_ID_RE.fullmatch(session_id or ""):
         raise InvalidArrival("SESSION_ID", "This link's SESSION_ID is not valid.")
 
 

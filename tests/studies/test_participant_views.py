@@ -193,6 +193,24 @@ def test_a_malformed_pid_or_a_mismatched_study_id_is_refused(client, query, fiel
     assert not Participant.objects.exists()
 
 
+@pytest.mark.parametrize("field", ["STUDY_ID", "SESSION_ID"])
+def test_a_study_or_session_id_with_a_trailing_newline_is_refused(client, field):
+    # ``$`` alone also matches before a final newline: "se1\n" must not pass as an id
+    study = open_study()
+    url = reverse("participate:arrive", args=[study.slug])
+    query = {"PROLIFIC_PID": PID, "STUDY_ID": "st1", "SESSION_ID": "se1"}
+    query[field] += "\n"
+    response = client.get(url, query)
+    assert response.status_code == 400
+    assert field in response.content.decode()
+    data = {"pid": PID, "study_id": query["STUDY_ID"], "session_id": query["SESSION_ID"]}
+    consent = client.post(
+        reverse("participate:consent", args=[study.slug]), {**data, "token": "t" * 43}
+    )
+    assert consent.status_code == 400
+    assert not Participant.objects.exists()
+
+
 def test_another_pid_pattern_can_be_configured_per_study(client):
     study = open_study()
     study.pid_pattern = r"^W[0-9]{5}$"
