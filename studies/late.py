@@ -8,6 +8,9 @@ until the qualification test is passed, then the study's time limit). What this 
   (``Participant.qualification_late``): the participant goes on while their batch is still
   held and the study's time limit has not passed (``may_go_on``); otherwise they are timed
   out, their answers are kept and the time-up page says it was the hold;
+* an item's answer sent just before the study's time limit and arriving after it is saved
+  when it comes within ``LATE_ANSWER_SECONDS`` (``answer_in_flight``), and the participant is
+  then timed out;
 * a writer's text sent past the time limit (the page sends what is typed when the clock
   reaches zero) is saved with ``late`` set when it comes within ``LATE_WORK_MINUTES`` of the
   limit (``accepts_late_work``); the writing services apply it;
@@ -31,6 +34,10 @@ from .study_texts import item_nouns, minutes
 # what is typed when its clock reaches zero, which reaches the server seconds later; a tab
 # left open for longer is told why its text was not saved.
 LATE_WORK_MINUTES = 15
+# How long after the time limit an item's answer is still saved: Next pressed while the
+# page's clock (which starts when the page arrives, rounded up) still showed time left
+# reaches the server a few seconds after the limit. Answers later than this are refused.
+LATE_ANSWER_SECONDS = 30
 
 
 def seconds_left(participant: Participant, now: datetime | None = None) -> int:
@@ -61,6 +68,17 @@ def may_go_on(participant: Participant, now: datetime | None = None) -> bool:
     counts from consent, has not passed."""
     end = participant.started_at + timedelta(minutes=participant.study.hold_minutes(True))
     return participant.status == Participant.Status.STARTED and (now or timezone.now()) < end
+
+
+def answer_in_flight(participant: Participant, now: datetime | None = None) -> bool:
+    """Whether an item's answer arriving now from a rater past the study's time limit was
+    sent before it (within ``LATE_ANSWER_SECONDS``) while their batch is still theirs (no
+    sweep has timed them out): it is saved, and then they are timed out
+    (``rating_save.item_save``)."""
+    if participant.status != Participant.Status.QUALIFIED:
+        return False
+    grace = timedelta(seconds=LATE_ANSWER_SECONDS)
+    return (now or timezone.now()) <= participant.deadline() + grace
 
 
 def accepts_late_work(participant: Participant, now: datetime | None = None) -> bool:

@@ -29,6 +29,7 @@ from .counterbalance import sentence_order
 from .errors import SessionOver, StudyError, TextChanged
 from .exclusions import attention_check_graded
 from .holds import hold_end as _expire
+from .late import answer_in_flight
 from .locks import holds_lock, locked, own_row
 from .models import AttentionAnswer, Participant, Slot, Study
 from .selectors import (
@@ -68,7 +69,9 @@ def item_save(
     first item still open and the batch's rows after the save, and with ``with_next`` that
     item too (for the page that follows). Saving the same item again updates it
     (UNIQUE(rater, sample): never two ratings). Raises ``SessionOver`` when the participant
-    may not rate any more (a late participant is timed out first, committed),
+    may not rate any more (a late participant is timed out first, committed; an answer that
+    was sent just before the time limit, ``late.answer_in_flight``, is saved and the
+    participant is then timed out: the caller sees its status),
     ``StudyError`` for an item not in the batch or beyond the first open one. Four queries:
     lock the participant, read the batch's rows, mark the slot done (compare-and-set) and
     upsert the rating (on PostgreSQL one statement, which also reads the next item); three
@@ -76,9 +79,14 @@ def item_save(
     savepoint then either: what this raises rolls the caller's block back)."""
     with transaction.atomic(savepoint=not holds_lock(participant)):
         participant = locked(participant)
-        late = participant.is_late() and _expire(participant)
-        if not late:
+        if not participant.is_late():
             return _item_save(participant, position, answer, with_next)
+        if answer_in_flight(participant):  # sent before the limit, arrived just after it
+            saved = _item_save(participant, position, answer, with_next=False)
+            if saved.next_position is not None:
+                _expire(participant)  # the rest of the batch goes to others
+            return saved
+        _expire(participant)
     raise SessionOver("Your time for this study has run out.")
 
 

@@ -109,7 +109,9 @@ def _rate_post(request: HttpRequest, slug: str, pos: int) -> HttpResponse:
         with services.participant_locked(
             slug=slug, token_hash=_token_hash(request, slug)
         ) as participant:
-            if _belongs(participant, Participant.Status.QUALIFIED):
+            if _belongs(participant, Participant.Status.QUALIFIED) or (
+                participant is not None and late.answer_in_flight(participant)
+            ):
                 form = RatingForm(request.POST, kind=participant.study.task_kind)
                 if not form.is_valid():
                     return _item_page(request, participant, pos, form)
@@ -208,6 +210,8 @@ def _save(request, participant, pos, form) -> HttpResponse:
     )
     if saved.next_position is None:
         return _see_other(reverse("participate:done", args=[study.slug]))
+    if participant.status == Participant.Status.TIMED_OUT:  # saved just after the limit
+        return _see_other(reverse("participate:timed_out", args=[study.slug]))
     if in_page:
         return _item_page(request, participant, saved.next_position, saved=saved)
     return _see_other(_url("participate:rate", study.slug, saved.next_position))

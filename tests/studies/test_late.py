@@ -10,8 +10,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from annotations.models import Rating
 from studies import late, services
-from studies.models import Participant
+from studies.models import Participant, Slot
 
 from .helpers import open_study, pid
 from .test_participant_views import arrive
@@ -136,3 +137,51 @@ def test_the_study_page_marks_a_qualification_answered_late(client, researcher):
     staff.force_login(researcher)
     page = staff.get(reverse("studies:detail", args=[study.pk])).content.decode()
     assert "(test answered late)" in page
+
+
+def _rate(client, slug: str, pos: int, in_page: bool = False):
+    headers = {"X-Rating-Page": "1"} if in_page else {}
+    url = reverse("participate:rate", args=[slug, pos])
+    return client.post(url, {"score": 2}, headers=headers)
+
+
+@pytest.mark.parametrize("in_page", [False, True])
+def test_an_answer_sent_just_before_the_time_limit_is_saved_then_the_session_ends(client, in_page):
+    # Next pressed with a second left reaches the server a moment after the limit: the answer
+    # is kept (the batch is still the participant's), the rest goes to others, with the code
+    study = open_study(minutes=30, checks=0)
+    arrive(client, study, pid(7))
+    client.post(_qualification(study.slug), _answers(study))
+    assert _rate(client, study.slug, 0).status_code == 303
+    _age(30 + 5 / 60)  # 5 seconds past the time limit; no sweep has run
+    response = _rate(client, study.slug, 1, in_page)
+    assert response.status_code in (302, 303)
+    assert response["Location"] == reverse("participate:timed_out", args=[study.slug])
+    participant = Participant.objects.get()
+    assert Rating.objects.filter(rater=participant.rater).count() == 2
+    assert participant.status == "timed_out"
+    assert not Slot.objects.filter(participant=participant, status="reserved").exists()
+    page = client.get(response["Location"]).content.decode()
+    assert "DONE1234" in page
+
+
+def test_an_answer_sent_long_after_the_time_limit_is_not_saved(client):
+    study = open_study(minutes=30, checks=0)
+    arrive(client, study, pid(8))
+    client.post(_qualification(study.slug), _answers(study))
+    _age(30 + late.LATE_ANSWER_SECONDS / 60 + 0.5)
+    response = _rate(client, study.slug, 0)
+    assert response["Location"] == reverse("participate:timed_out", args=[study.slug])
+    assert not Rating.objects.exists()
+    assert Participant.objects.get().status == "timed_out"
+
+
+def test_the_last_answer_sent_just_before_the_time_limit_finishes_the_batch(client):
+    study = open_study(minutes=30, checks=0, per_participant=1)
+    arrive(client, study, pid(9))
+    client.post(_qualification(study.slug), _answers(study))
+    _age(30 + 5 / 60)
+    response = _rate(client, study.slug, 0)
+    assert response["Location"] == reverse("participate:done", args=[study.slug])
+    assert Participant.objects.get().status == "finished"
+    assert "DONE1234" in client.get(response["Location"]).content.decode()
