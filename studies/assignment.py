@@ -111,11 +111,17 @@ def batch_problem(study: Study) -> str | None:
 
 
 def _checks_problem(study: Study) -> str | None:
-    if (
-        study.attention_checks_per_batch
-        and not study.check_questions.filter(as_attention_check=True).exists()
-    ):
+    wanted = study.attention_checks_per_batch
+    if not wanted:
+        return None
+    have = study.check_questions.filter(as_attention_check=True).count()
+    if not have:
         return "The study asks for attention checks but has no attention-check questions."
+    if have < wanted:  # a batch would get fewer than its pages say (``_draw_checks``)
+        return (
+            f"The study asks for {wanted} attention checks per participant but has only "
+            f"{have} attention-check questions."
+        )
     return None
 
 

@@ -247,6 +247,19 @@ def test_an_open_study_refuses_more_samples_per_participant_than_a_batch_can_hol
     assert study.samples_per_participant == 4
 
 
+def test_a_study_refuses_more_attention_checks_per_participant_than_it_has_questions():
+    # a batch would get fewer than the welcome page and the guidelines promise ("plus 4
+    # check stories (8 stories in all)" over a batch of 7)
+    study = open_study(4, per_participant=4, ratings=2)  # the 3 default check stories
+    assert study.check_questions.filter(as_attention_check=True).count() == 3
+    with pytest.raises(services.StudyError, match="4 attention checks per participant"):
+        services.study_update(study=study, attention_checks_per_batch=4)
+    study.refresh_from_db()
+    assert study.attention_checks_per_batch == 1
+    with pytest.raises(services.StudyError, match="only 3 attention-check questions"):
+        open_study(4, per_participant=4, ratings=2, checks=4, slug="four")
+
+
 def test_an_open_study_refuses_attention_checks_without_check_questions():
     study = open_study(4, per_participant=4, ratings=2, checks=0)
     study.check_questions.update(as_attention_check=False)
