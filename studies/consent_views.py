@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods
 
 from ambisite import ratelimit
 
@@ -17,6 +17,7 @@ from .qualification import participant_bots, participant_questions
 from .rating_views import first_item_page
 from .views import (
     PAGE_URL_HEADER,
+    _elsewhere,
     _invalid,
     _limited,
     _other_browser,
@@ -31,11 +32,15 @@ from .views import (
 )
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 def consent(request: HttpRequest, slug: str) -> HttpResponse:
     """The participant agrees: create them, reserve their batch (held briefly until the
-    qualification test) and give this browser the resume token."""
+    qualification test) and give this browser the resume token. A GET (the address a
+    browser without participant.js shows for the test sent in the consent's answer, opened
+    again) goes to the page this browser belongs on, or to the arrival page."""
     study, participant = _participant(request, slug)
+    if request.method != "POST":
+        return _elsewhere(slug, participant)
     if participant is not None:
         return redirect(_where(participant))
     if _limited(request, study, "arrive"):

@@ -497,3 +497,18 @@ def test_the_time_up_page_sends_a_participant_with_time_left_back_to_work(client
     assert response.status_code == 302
     assert response.url == reverse("participate:rate", args=[study.slug, 0])
     assert study.completion_code not in client.get(response.url).content.decode()
+
+
+def test_opening_the_consents_address_leads_to_the_participants_page_not_a_blank_405(client):
+    # without participant.js the test comes in the consent's answer, so the address bar
+    # shows /consent/; opening that address again (Enter, a copied link) is a GET
+    study = open_study()
+    arrive(client, study)
+    consent = reverse("participate:consent", args=[study.slug])
+    response = client.get(consent)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("participate:qualification", args=[study.slug])
+    stranger = Client().get(consent)
+    assert stranger.status_code == 302
+    assert stranger["Location"] == reverse("participate:arrive", args=[study.slug])
+    assert Participant.objects.count() == 1
