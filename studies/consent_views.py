@@ -12,7 +12,7 @@ from ambisite import ratelimit
 
 from . import defaults, late, prolific, services
 from .forms import QualificationForm
-from .models import Participant
+from .models import Participant, Study
 from .qualification import participant_bots, participant_questions
 from .rating_views import first_item_page
 from .views import (
@@ -20,6 +20,7 @@ from .views import (
     _elsewhere,
     _invalid,
     _limited,
+    _not_open,
     _other_browser,
     _participant,
     _problem,
@@ -81,6 +82,8 @@ def consent(request: HttpRequest, slug: str) -> HttpResponse:
             status=429,
         )
     except services.StudyError as exc:
+        if study.status != Study.Status.OPEN:  # paused or closed since the consent page
+            return _not_open(request, study)
         return _problem(request, study, "This study is not available", exc.reason)
     response = _next_page(request, participant)
     _set_resume_cookie(response, study, token)

@@ -427,6 +427,23 @@ def test_a_closed_or_paused_study_tells_a_new_arrival_what_to_do(client):
     assert not Participant.objects.exists()
 
 
+def test_a_study_paused_or_closed_while_the_consent_page_was_open_says_what_to_do(client):
+    from studies import services
+
+    study = open_study()
+    page = client.get(arrive_url(study.slug))
+    data = {"pid": PID, "study_id": "st1", "session_id": "se1"}
+    data["token"] = page.context["arrival"]["token"]
+    consent = reverse("participate:consent", args=[study.slug])
+    services.study_pause(study=study)  # while the participant reads the guidelines
+    text = client.post(consent, data).content.decode()
+    assert "This study is paused" in text and "open the study link again later" in text
+    services.study_close(study=study)
+    text = client.post(consent, data).content.decode()
+    assert "This study is closed" in text and "return the study on Prolific" in text
+    assert not Participant.objects.exists()
+
+
 def test_the_welcome_page_counts_samples_like_the_guidelines_and_names_the_contact(client):
     study = open_study(per_participant=4, ratings=2)
     study.contact = "ambistory@example.org"
