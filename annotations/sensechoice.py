@@ -318,17 +318,17 @@ def _stored_items(ds: Dataset, items: list[Item]) -> set[tuple[str, str]]:
         if (split, item_id) in by_key:
             values: dict[str, Any] = {"lemma": lemma, "context": context, "set": item_set}
             stored[pk] = (by_key[split, item_id], {**values, "candidates": [], "gold": None})
-    candidates = SenseCandidate.objects.filter(sample__split__dataset=ds).order_by(
+    # only the stored items the file holds again are compared: their candidates alone
+    candidates = SenseCandidate.objects.filter(sample_id__in=list(stored)).order_by(
         "sample_id", "index"
     )
     for pk, *candidate, is_gold in candidates.values_list(
         "sample_id", "key", "gloss", "synonyms", "examples", "is_gold"
     ).iterator():
-        if pk in stored:
-            values = stored[pk][1]
-            if is_gold:
-                values["gold"] = len(values["candidates"])
-            values["candidates"].append(tuple(candidate))
+        values = stored[pk][1]
+        if is_gold:
+            values["gold"] = len(values["candidates"])
+        values["candidates"].append(tuple(candidate))
     for item, values in stored.values():
         field = changed_field(values, _as_stored(item))
         if field:
