@@ -208,17 +208,19 @@ class SampleQuerySet(models.QuerySet):
     def with_ending(self, has_ending: bool = True) -> SampleQuerySet:
         return self.exclude(story__ending="") if has_ending else self.filter(story__ending="")
 
-    def with_stats(self, include_excluded: bool = False) -> SampleQuerySet:
+    def with_stats(self, include_excluded: bool = False, *, sd: bool = True) -> SampleQuerySet:
         """Annotate ``n_ratings``, ``mean`` and ``sd`` (sample SD) from the valid ratings
         (with ``include_excluded``, excluded raters' too; never those of an earlier text).
         ``sd`` is PostgreSQL's ``stddev_samp``, which can differ in the last bit from the
-        official SD: for display only, never to score (``selectors.attach_official_sd``)."""
+        official SD: for display only, never to score. ``sd=False`` leaves it out, for a
+        caller that sets the official one (``selectors.attach_official_sd``) instead."""
         valid = current_ratings("ratings__") if include_excluded else valid_ratings("ratings__")
         scale = valid & decided_ratings("ratings__")
+        spread = {"sd": StdDev("ratings__score", filter=scale, sample=True)} if sd else {}
         return self.annotate(
             n_ratings=Count("ratings", filter=valid),
             mean=Avg("ratings__score", filter=scale),
-            sd=StdDev("ratings__score", filter=scale, sample=True),
+            **spread,
             n_nonsensical=Count("ratings", filter=valid & Q(ratings__nonsensical=True)),
         )
 

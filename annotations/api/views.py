@@ -52,11 +52,14 @@ class SampleViewSet(ReadOnlyViewSet):
     filterset_class = filters.SampleFilter
 
     def get_queryset(self):
-        return Sample.objects.with_related().with_stats().order_by("split_id", "position")
+        """No ``sd`` in SQL: the samples shown get the official one (``get_serializer``), and
+        the endpoint neither filters nor orders by it."""
+        samples = Sample.objects.with_related().with_stats(sd=False)
+        return samples.order_by("split_id", "position")
 
     def get_serializer(self, *args, **kwargs):
         """The samples shown get the official ``sd`` (``attach_official_sd``), not the
-        database's ``stddev_samp``, which can differ in the last bit."""
+        database's ``stddev_samp``, which can differ in the last bit (and is not computed)."""
         if args and args[0] is not None:
             attach_official_sd(args[0] if kwargs.get("many") else [args[0]])
         return super().get_serializer(*args, **kwargs)

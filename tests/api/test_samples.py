@@ -75,3 +75,34 @@ def test_sd_is_the_official_one_not_the_databases(api, db):
     assert is_within_sd(prediction, [2, 4])
     assert row["mean"] - row["sd"] < prediction  # the rule on the API's figures agrees
     assert not row["mean"] - in_sql < prediction  # on the database's it did not
+
+
+def test_the_sd_is_computed_once_by_the_official_rule_not_also_in_sql(api, small_split):
+    """The endpoint annotated ``stddev_samp`` in SQL and then replaced it with the official
+    SD: the database's figure is no longer asked for, and the page shows the official one."""
+    import statistics
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotations.models import Rating
+
+    with CaptureQueriesContext(connection) as queries:
+        listed = api.get("/api/v1/samples/", {"page_size": 100}).json()["results"]
+        one = api.get(f"/api/v1/samples/{listed[0]['id']}/").json()
+    sql = " ".join(q["sql"] for q in queries.captured_queries).lower()
+    assert "stddev" not in sql
+    assert len(listed) == 12
+    for row in listed:
+        scores = list(Rating.objects.valid().filter(sample_id=row["id"]).values_list("score"))
+        assert row["sd"] == statistics.stdev(s for (s,) in scores)
+        assert row["mean"] == pytest.approx(statistics.mean(s for (s,) in scores))
+    assert one["sd"] == listed[0]["sd"]
+
+
+def test_it_offers_no_ordering_or_filter_by_sd(api, small_split):
+    """The SD is set after the query (the official rule), so the endpoint cannot order or
+    filter by it in SQL: such a parameter is refused, naming it."""
+    for name, value in (("ordering", "sd"), ("sd", "1"), ("sd__gte", "1")):
+        response = api.get("/api/v1/samples/", {name: value})
+        assert response.status_code == 400 and name in response.json()
