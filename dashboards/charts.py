@@ -184,12 +184,16 @@ class SetupHistograms(Chart):
     params = ("setup",)
 
     def data(self, form: SampleFilterForm, params) -> dict:
+        """A cell per sample of the setup (as the page's grid), counting the ratings in
+        scope only: a sample outside the scope's split has an empty cell."""
         setup_id = id_param(params, "setup") or 0  # no setup: no ids match, empty cells
         samples = Sample.objects.filter(story__setup_id=setup_id)
         kind = samples.values_list("split__dataset__task_kind", flat=True).first()
         scope = replace(form.rating_scope, kind=kind) if kind else form.rating_scope
         scale = kind_scale(scope.kind or form.task_kind)  # the setup's kind, not the default
-        ratings = scope.ratings(samples)
+        # as the grid's figures (``items.setup_grid``): ``scope.ratings(samples)`` would take
+        # the setup's samples for the scope's own and drop the split filter
+        ratings = scope.ratings().filter(sample__in=samples)
         cells = {sid: [0] * len(scale.labels) for sid in samples.values_list("id", flat=True)}
         for sample_id, score in ratings.order_by().values_list("sample_id", "score"):
             cells[sample_id][score - scale.low] += 1
