@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ambisite.finite import undefined
 from annotations import metrics_bootstrap as metrics
 from annotations.metrics import RatingTable
 
@@ -26,11 +27,11 @@ class Metric:
 
     def value(self, result: metrics.Agreement) -> float | None:
         value = result.values.get(self.key)
-        return None if value is None or math.isnan(value) else value
+        return None if undefined(value) else value
 
     def interval(self, result: metrics.Agreement) -> tuple[float, float] | None:
         low, high = result.intervals.get(self.key, (math.nan, math.nan))
-        return None if math.isnan(low) else (low, high)
+        return None if undefined(low) or undefined(high) else (low, high)
 
     def as_dict(self, result: metrics.Agreement) -> dict:
         return {

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from urllib.parse import parse_qsl
 
 from django.contrib import messages
@@ -14,6 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from ambisite.access import researcher_required
+from ambisite.finite import json_safe
 from ambisite.query import bounded_int, id_param
 from annotations.models import Rater, RaterExclusion
 from predictions.models import ModelRun
@@ -26,15 +26,11 @@ from .figures import N_BOOT, agreement_for
 from .forms import ExclusionForm, SampleFilterForm, sample_filter
 
 
-def _clean(value):
-    """JSON has no NaN: undefined figures become null."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
+def _json(data: dict) -> JsonResponse:
+    """Every dashboard JSON endpoint answers through here: JSON has no NaN nor infinity, so
+    undefined figures become null (``ambisite.finite.json_safe``); one that got past would
+    be an error here rather than a body that browsers' ``JSON.parse`` refuses."""
+    return JsonResponse(json_safe(data), json_dumps_params={"allow_nan": False})
 
 
 def _query_without_page(request) -> str:
@@ -71,7 +67,7 @@ def agreement_json(request):
         boot=n_boot,
         seed=seed,
     )
-    return JsonResponse(_clean({**found, "scope": form.rating_scope.describe()}))
+    return _json({**found, "scope": form.rating_scope.describe()})
 
 
 @researcher_required
@@ -154,7 +150,7 @@ def leaderboard_json(request):
 
     found = cached("leaderboard.json", form, compute, boot=n_boot)
     scope = form.rating_scope.describe()
-    return JsonResponse(_clean({"n_boot": n_boot, "runs": found, "scope": scope}))
+    return _json({"n_boot": n_boot, "runs": found, "scope": scope})
 
 
 @researcher_required
@@ -249,4 +245,4 @@ def chart_json(request, slug: str):
     chart = CHARTS.get(slug)
     if chart is None:
         raise Http404("No such chart")
-    return JsonResponse(_clean(chart.payload(request.GET)))
+    return _json(chart.payload(request.GET))

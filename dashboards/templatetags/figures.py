@@ -1,23 +1,21 @@
-"""How the dashboards print a figure: rounded, or "—" when it is undefined, never "nan"."""
+"""How the dashboards print a figure: rounded, or "—" when it is undefined (None, NaN or an
+infinity: ``ambisite.finite.undefined``), never "nan" or "inf"."""
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 
 from django import template
 from django.template.defaultfilters import floatformat
 
+from ambisite.finite import undefined
+
 register = template.Library()
-
-
-def undefined(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 @register.filter
 def fig(value, digits: int = 3) -> str:
-    """``value`` to ``digits`` places; "—" for None and NaN (an undefined figure)."""
+    """``value`` to ``digits`` places; "—" for an undefined figure (None, NaN, infinity)."""
     if undefined(value):
         return "—"
     if not isinstance(value, Real):

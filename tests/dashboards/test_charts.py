@@ -59,3 +59,31 @@ def test_the_setup_histograms_agree_with_the_grids_counts(researcher_client):
     url = "/dashboards/charts/setup-histograms.json"
     chart = researcher_client.get(url, {"setup": setup_id, "split": "dev"}).json()
     assert {k: sum(v) for k, v in chart["cells"].items()} == grid_counts
+
+
+def _refuse(name: str):
+    raise ValueError(f"not JSON: {name}")  # what a browser's JSON.parse does with it
+
+
+def test_an_infinite_prediction_is_null_in_the_charts_json(researcher_client):
+    """A backend's output is stored as it comes (``worker.write_batch``): an infinite score
+    reached the scatter's JSON as ``Infinity``, which JSON.parse refuses."""
+    import json
+
+    from predictions.backends.base import PredictionOutput
+    from predictions.models import Prediction
+    from predictions.runs.rows import split_rows
+    from predictions.runs.worker import write_batch
+    from tests.dashboards.helpers import import_run, import_setups
+
+    split = import_setups(1, split="inf")
+    run = import_run(split, "infinite")
+    row = split_rows(split)[0]
+    Prediction.objects.filter(run=run, sample_id=row.pk).delete()
+    write_batch(run.pk, [row], [PredictionOutput(score=float("inf"))])
+
+    response = researcher_client.get("/dashboards/charts/model-vs-human.json", {"run": run.pk})
+    assert response.status_code == 200
+    found = json.loads(response.content, parse_constant=_refuse)
+    (point,) = [p for p in found["points"] if p["y"] is None]
+    assert point["inside"] is False and len(found["points"]) == 6
