@@ -218,9 +218,12 @@ def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
     """For each split, the positions its new samples take in file order: on from one past the
     split's last stored position (0 for an empty split), so that two files imported into one
     split (a later AmbiStory file, sensebench's nouns then its verbs) never share a position
-    and no stored sample is renumbered. Every importer of samples numbers them here, in its
-    transaction: the splits' rows are locked first, so two imports into one split at once
-    number one after the other instead of both from the same last position."""
+    and no stored sample is renumbered. Every importer of samples calls it first in its
+    transaction, once it has its splits and before it reads or writes anything else: the
+    splits' rows are locked here until the commit, so two imports into one split at once
+    run one after the other. The second numbers after the first's samples instead of from
+    the same last position, and, for the same file, finds every sample, text and rating
+    stored (nothing to write) instead of failing on a unique constraint."""
     ids = set(split_ids)
     list(Split.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
     last = dict(
@@ -446,12 +449,12 @@ def ambistory_import(
     """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
     ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
     ds, sp = _target(dataset, split)
+    numbers = positions_after([sp.pk])[sp.pk]  # first: the lock (see there)
     report = ImportReport(split=str(sp))
     setups_before = Setup.objects.count()
     story_ids, sense_ids = _write_structure(samples)
     _check_same_texts(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
-    numbers = positions_after([sp.pk])[sp.pk]
     new = [(next(numbers), s) for s in samples if s.dataset_id not in existing]
     report.samples_existing = len(samples) - len(new)
     if new:

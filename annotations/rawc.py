@@ -271,8 +271,8 @@ def rawc_import(*, data: RawcData, dataset: str = DATASET) -> RawcReport:
     if ds.task_kind != TaskKind.RELATEDNESS:
         raise RawcFormatError(f"dataset {dataset} exists with task kind {ds.task_kind}")
     split, _ = Split.objects.get_or_create(dataset=ds, name=SPLIT)
+    numbers = positions_after([split.pk])[split.pk]  # first: the lock (see there)
     existing = _stored_pairs(split, data.pairs)
-    numbers = positions_after([split.pk])[split.pk]
     new = [(next(numbers), pair) for pair in data.pairs if pair.key not in existing]
     existing |= _pairs_create(split, new)  # keys are unique in a file (``load_rawc``)
     created = len(new)

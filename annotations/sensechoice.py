@@ -256,6 +256,11 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
     )
     if ds.task_kind != TaskKind.SENSE_CHOICE:
         raise SenseChoiceFormatError(f"dataset {ds.name} exists with task kind {ds.task_kind}")
+    splits = {
+        name: Split.objects.get_or_create(dataset=ds, name=name)[0]
+        for name in sorted({item.split for item in data.items})
+    }
+    numbers = positions_after(split.pk for split in splits.values())  # first: the lock
     hid = homonym_ids([*data.senses, *(item.lemma for item in data.items)])
     get_or_create_many(
         Sense,
@@ -265,12 +270,7 @@ def sense_choice_import(*, data: SenseChoiceData) -> SenseChoiceReport:
         ("homonym_id", "gloss", "example_sentence"),
         lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
     )
-    splits = {
-        name: Split.objects.get_or_create(dataset=ds, name=name)[0]
-        for name in sorted({item.split for item in data.items})
-    }
     existing = _stored_items(ds, data.items)
-    numbers = positions_after(split.pk for split in splits.values())
     new = [
         (next(numbers[splits[item.split].pk]), item)
         for item in data.items

@@ -3,13 +3,19 @@
 import copy
 import json
 import threading
+import time
 
 import pytest
 from django.db import connection, connections, transaction
 from django.db.models import Count
 
 from annotations.exporters import iter_ambistory_json
-from annotations.importers import AmbiStoryFormatError, ambistory_import, parse_ambistory
+from annotations.importers import (
+    AmbiStoryFormatError,
+    ImportReport,
+    ambistory_import,
+    parse_ambistory,
+)
 from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
 from tests.conftest import load_split_json
 from tests.factories import ambistory_sample, ambistory_setup
@@ -197,49 +203,85 @@ def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
     assert _counts() == before
 
 
+def _blocked_by_me(timeout: float) -> None:
+    """Return once another connection waits on a lock this one holds (or after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity"
+                " WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)))"
+            )
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.02)
+
+
+def _at_once(first: dict, second: dict) -> list:
+    """Import ``first`` into dev and hold its transaction open until the import of
+    ``second`` (started meanwhile, in another thread and connection) waits on it; then
+    commit. Returns the exceptions raised and the second import's report."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    imported, outcome = threading.Event(), []
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                ambistory_import(samples=parse_ambistory(first), split="dev")
+                imported.set()
+                _blocked_by_me(timeout=10)  # the second import waits on this transaction
+        except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
+            outcome.append(exc)
+        finally:
+            imported.set()
+            connections.close_all()
+
+    def meanwhile() -> None:  # started while the first's rows are uncommitted
+        try:
+            imported.wait(timeout=10)
+            outcome.append(ambistory_import(samples=parse_ambistory(second), split="dev"))
+        except Exception as exc:  # noqa: BLE001
+            outcome.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=meanwhile)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    return outcome
+
+
 @pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_two_imports_into_one_split_at_once_number_one_after_the_other():
     """The second import reads the split's last position only once the first has committed
     (the split's row is locked in ``positions_after``): without the lock it read it before
     the first's samples were visible and numbered its own from the same position."""
-    if connection.vendor != "postgresql":
-        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # ids 0-5
-    imported, go_on, errors = threading.Event(), threading.Event(), []
-
-    def first() -> None:  # imports ids 6-11 and holds its transaction open for a while
-        try:
-            with transaction.atomic():
-                ambistory_import(
-                    samples=parse_ambistory(ambistory_setup(6, homonym="pitch")), split="dev"
-                )
-                imported.set()
-                go_on.wait(timeout=1.0)  # the second import waits on the lock meanwhile
-        except Exception as exc:  # noqa: BLE001 (reported by the assertion below)
-            errors.append(exc)
-            imported.set()
-        finally:
-            connections.close_all()
-
-    def second() -> None:  # ids 12-17, started while the first's rows are uncommitted
-        try:
-            imported.wait(timeout=10)
-            ambistory_import(
-                samples=parse_ambistory(ambistory_setup(12, homonym="bat")), split="dev"
-            )
-        except Exception as exc:  # noqa: BLE001
-            errors.append(exc)
-        finally:
-            go_on.set()
-            connections.close_all()
-
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert errors == []
+    outcome = _at_once(ambistory_setup(6, homonym="pitch"), ambistory_setup(12, homonym="bat"))
+    assert [type(o) for o in outcome] == [ImportReport]
     positions = _positions("dev")
     assert len(positions) == 18
     assert len({p for _, p in positions}) == 18  # no two samples share a position
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_the_same_file_imported_twice_at_once_is_written_once_and_both_succeed():
+    """The second import takes the split's lock before it reads what is stored, so it waits
+    for the first and then finds every sample: nothing to write. Before, it read first,
+    found nothing, and failed on a unique constraint (the homonym's, then the sample's)."""
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # the split
+    data = ambistory_setup(6, homonym="pitch")
+    alone = _counts()
+    outcome = _at_once(data, data)
+    assert [type(o) for o in outcome] == [ImportReport]
+    assert (outcome[0].samples_created, outcome[0].samples_existing) == (0, 6)
+    assert outcome[0].ratings_created == 0 and not outcome[0].changed
+    samples, setups, ratings = _expected(data)
+    assert Sample.objects.count() - alone["Sample"] == samples
+    assert Setup.objects.count() - alone["Setup"] == setups
+    assert Rating.objects.count() - alone["Rating"] == ratings
