@@ -47,6 +47,21 @@ def endpoint_check(endpoint: str, model: str) -> None:
 # --- review --------------------------------------------------------------------------------
 
 
+def _stored_edit(item: Reviewed, edited_text: str) -> str:
+    """The ``edited_text`` a review stores: the edit, stripped; empty when it is none or the
+    writer's own text."""
+    edited = edited_text.strip()
+    return "" if edited == item.text else edited
+
+
+def _repeated(item: Reviewed, decision: str, edited_text: str, reason: str) -> bool:
+    """Whether this review is the item's current one again (a double click, a resubmitted
+    form): the same decision, edit and reason as ``_decide`` stored. Such a review records
+    nothing and changes nothing; any other is a new decision."""
+    wanted = (decision, _stored_edit(item, edited_text), reason.strip())
+    return wanted == (item.decision, item.edited_text, item.reason)
+
+
 def _decide(
     item: Reviewed, decision: str, edited_text: str, reason: str, by, *, homonym: str
 ) -> None:
@@ -62,8 +77,7 @@ def _decide(
     if decision == Reviewed.Decision.REJECTED and not reason.strip():
         raise WritingError("Please give a reason for rejecting.")
     before = item.final_text
-    edited = edited_text.strip()
-    item.edited_text = "" if edited == item.text else edited
+    item.edited_text = _stored_edit(item, edited_text)
     item.decision, item.reason = decision, reason.strip()
     item.reviewed_by, item.reviewed_at = by, timezone.now()
     item.save()
@@ -83,8 +97,11 @@ def sentence_review(
     *, sentence: Sentence, decision: str, edited_text: str = "", reason: str = "", by=None
 ) -> Sentence:
     """Accept (optionally with an edit) or reject (with a reason) a sentence. An edit must
-    keep the word exactly once. A sentence that already made a setup cannot change."""
+    keep the word exactly once. A sentence that already made a setup cannot change. The
+    sentence's current review again (a double click) records nothing (``_repeated``)."""
     sentence = Sentence.objects.select_for_update().get(pk=sentence.pk)
+    if _repeated(sentence, decision, edited_text, reason):
+        return sentence
     if WrittenSetup.objects.filter(sentence=sentence).exists():
         raise WritingError("This sentence is already part of a setup.")
     _decide(sentence, decision, edited_text, reason, by, homonym=sentence.pair.homonym.form)
@@ -96,12 +113,15 @@ def ending_review(
     *, ending: Ending, decision: str, edited_text: str = "", reason: str = "", by=None
 ) -> Ending:
     """Accept (optionally with an edit: the story gets the edited text) or reject (with a
-    reason) an ending. Accepting makes the story ``setup + ending``."""
+    reason) an ending. Accepting makes the story ``setup + ending``. The ending's current
+    review again (a double click) records nothing (``_repeated``)."""
     ending = (
         Ending.objects.select_for_update()
         .select_related("slot__written__setup__homonym")
         .get(pk=ending.pk)
     )
+    if _repeated(ending, decision, edited_text, reason):
+        return ending
     if ending.story_id:
         raise WritingError("This ending is already a story.")
     setup = ending.slot.written.setup

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from tests.writing.helpers import writing_world
-from writing.models import Cleanup, Precontext
+from writing.models import Cleanup, Ending, Precontext, ReviewDecision
 
 pytestmark = pytest.mark.django_db
 
@@ -65,3 +65,18 @@ def test_an_action_url_answers_a_get_with_405_and_the_page_answers_a_post_with_4
     assert client.get(review).status_code == 405
     page = reverse("writing:sentence", args=[world["sentence_pk"]])
     assert client.post(page, {"action": "review", "decision": "accepted"}).status_code == 405
+
+
+def test_a_double_accept_of_an_ending_says_accepted_twice_and_logs_one_decision(client, researcher):
+    """A double click (the form posted twice): the second post is the same review again,
+    so it records nothing and says what the first said. Before, it logged nothing but
+    said "This ending is already a story."; a sentence's logged the decision twice."""
+    world = writing_world(researcher)
+    client.force_login(researcher)
+    url = reverse("writing:ending_review", args=[world["ending_pk"]])
+    for _ in range(2):
+        page = client.post(url, {"decision": "accepted", "edited_text": ""}, follow=True)
+        assert [str(m) for m in page.context["messages"]] == ["Accepted."]
+    ending = Ending.objects.get(pk=world["ending_pk"])
+    assert ending.decision == "accepted" and ending.story_id is not None
+    assert ReviewDecision.objects.filter(ending=ending).count() == 1
