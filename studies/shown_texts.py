@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import Case, F, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
 from annotations.exporters import iter_ambistory_json
@@ -55,9 +55,14 @@ def valid_in_study(study: Study | int, prefix: str = "") -> Q:
 def rated_samples(study: Study | int, rater_id: int) -> tuple[set[int], set[int]]:
     """The samples the rater rated, and those of them rated on the texts ``study`` shows
     now (the rest were given on a text edited since: outdated for the study)."""
-    ratings = Rating.objects.filter(rater_id=rater_id)
-    rated = set(ratings.values_list("sample_id", flat=True))
-    current = set(ratings.filter(current_in_study(study)).values_list("sample_id", flat=True))
+    is_current = Case(When(current_in_study(study), then=Value(True)), default=Value(False))
+    rows = Rating.objects.filter(rater_id=rater_id).values_list("sample_id", is_current)
+    rated: set[int] = set()
+    current: set[int] = set()
+    for sample_id, now in rows:  # one query: each rating with whether it is current
+        rated.add(sample_id)
+        if now:
+            current.add(sample_id)
     return rated, current
 
 
