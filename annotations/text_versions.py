@@ -6,13 +6,15 @@ text of the object is a ``TextVersion`` row: an earlier reference text (replaced
 confirmed reference edit, :mod:`annotations.reference`) or a correction made for a study
 (shown by that study only; ``studies.StudyText``). Numbers are unique per object across
 both, so the versions a rating names always point at one text. Callers lock the object
-(``select_for_update``) before numbering a new version.
+(``select_for_update``) before numbering a new version. :func:`versions_locked` is how work
+done on a sample's texts elsewhere (a model run's predictions) checks, under the same locks,
+that they are still the reference.
 """
 
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 
 from .data_versions import EVERY_KIND, data_changed
 from .models import Sample, Sense, Setup, Story, TextVersion
@@ -52,6 +54,44 @@ def text_objects(sample: Sample, *, lock: bool = False) -> list[tuple[str, TextO
         senses = Sense.objects.select_for_update() if lock else Sense.objects
         found.append((TextVersion.Kind.SENSE, senses.get(pk=sample.sense_id)))
     return found
+
+
+# The reference versions a sample shows: (setup, story, sense), None for a sample without a
+# sense. Versions name one text each, so equal versions mean the same texts.
+Versions = tuple[int, int, int | None]
+
+
+def versions_shown(sample: Sample) -> Versions:
+    """The reference versions ``sample`` shows (loaded with its story, setup and sense)."""
+    return (
+        sample.story.setup.version,
+        sample.story.version,
+        sample.sense.version if sample.sense is not None else None,
+    )
+
+
+def versions_locked(sample_ids: list[int]) -> dict[int, Versions]:
+    """The reference versions each sample shows now, with its setups, stories and senses
+    locked until the transaction ends (``FOR NO KEY UPDATE``; stories, setups, then senses,
+    in the order a reference edit locks them): no reference edit of these samples commits
+    between this read and the caller's write, and one already under way is waited for."""
+    shown = list(
+        Sample.objects.filter(pk__in=sample_ids).values_list(
+            "pk", "story_id", "story__setup_id", "sense_id"
+        )
+    )
+    stories = _lock_versions(Story.objects.all(), {row[1] for row in shown})
+    setups = _lock_versions(Setup.objects.all(), {row[2] for row in shown})
+    senses = _lock_versions(Sense.objects.all(), {row[3] for row in shown} - {None})
+    return {
+        pk: (setups[setup], stories[story], senses[sense] if sense is not None else None)
+        for pk, story, setup, sense in shown
+    }
+
+
+def _lock_versions(objects: QuerySet, pks: set) -> dict[int, int]:
+    locked = objects.select_for_update(no_key=True).filter(pk__in=pks).order_by("pk")
+    return dict(locked.values_list("pk", "version"))
 
 
 class TextEditError(Exception):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from annotations.models import Rating, Sample, Split, TaskKind
+from annotations.text_versions import Versions, versions_shown
 from predictions.errors import FitOnScoredSamples
 from predictions.ml.texts import field, setup_key, story_groups, story_key
 from predictions.models import ModelRun, TrainedModel
@@ -25,6 +26,7 @@ class Row:
     story_id: int
     homonym: str
     sample: dict
+    versions: Versions  # the reference versions of the texts in ``sample``
 
 
 def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
@@ -56,7 +58,7 @@ def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
                 continue
             d["choices"] = scores[s.pk]
             d["average"] = sum(scores[s.pk]) / len(scores[s.pk])
-        rows.append(Row(s.pk, s.story_id, d["homonym"], d))
+        rows.append(Row(s.pk, s.story_id, d["homonym"], d, versions_shown(s)))
     return rows
 
 

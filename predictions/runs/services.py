@@ -168,14 +168,20 @@ def predictions_outdate(*, sample_ids: list[int]) -> int:
     """The samples' reference texts changed (``annotations.signals.reference_texts_changed``,
     in the edit's transaction): a run that has not succeeded yet drops its predictions of
     them, so that its retry (or its resumed execution) predicts them on the new text instead
-    of keeping what the model said about the old one; its ``done`` count follows. A finished
-    run keeps its predictions and is scored against the new labels, as the scoring pages
-    say. Returns how many predictions were dropped."""
-    unfinished = ~Q(run__status=ModelRun.Status.SUCCEEDED)
-    stale = Prediction.objects.filter(unfinished, sample_id__in=sample_ids)
-    run_ids = set(stale.values_list("run_id", flat=True))
+    of keeping what the model said about the old one; its ``done`` count follows. A running
+    run's worker predicts them again before it finishes (:mod:`predictions.runs.worker`):
+    the runs are locked here, as its ``run_finish`` locks its run, so a run either succeeded
+    before this edit (and keeps its predictions) or finds them missing. A finished run keeps
+    its predictions and is scored against the new labels, as the scoring pages say. Returns
+    how many predictions were dropped."""
+    holding = Prediction.objects.filter(sample_id__in=sample_ids).values("run_id")
+    unfinished = ModelRun.objects.exclude(status=ModelRun.Status.SUCCEEDED).filter(pk__in=holding)
+    run_ids = list(
+        unfinished.select_for_update(no_key=True).order_by("pk").values_list("pk", flat=True)
+    )
+    stale = Prediction.objects.filter(run_id__in=run_ids, sample_id__in=sample_ids)
     dropped, _ = stale.delete()
-    for run_id in sorted(run_ids):
+    for run_id in run_ids:
         ModelRun.objects.filter(pk=run_id).update(
             done=Prediction.objects.filter(run_id=run_id).count()
         )

@@ -7,6 +7,16 @@ between batches; a killed worker leaves a run ``running`` with a stale heartbeat
 :func:`predictions.runs.services.runs_recover` (on worker start) or ``run_retry`` re-queues, and
 the next execution skips every sample that already has a prediction.
 
+A run holds predictions of its samples' current reference texts only. Each row carries the
+text versions it was read at; :func:`write_batch` locks the batch's texts and writes only
+the predictions whose versions are still current, and a reference edit (which takes the
+same locks first) drops a running run's predictions of the samples it changes
+(:func:`predictions.runs.services.predictions_outdate`). The samples this leaves without a
+prediction are read again and predicted on their new texts before the run may finish, and
+:func:`run_finish` checks, with the run's row locked as the edit's drop locks it, that none
+is left. So a killed worker leaves no prediction of an old text behind either, and a
+resumed run still predicts only what is missing.
+
 Only :mod:`predictions.runs.tasks` (and the ``run_model --now`` command) call :func:`run_execute`.
 """
 
@@ -18,11 +28,13 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from ambisite.db.statistics import analyze_after_commit
 from ambisite.progress import Progress
-from annotations.models import Split
+from annotations.models import Sample, Split
+from annotations.text_versions import versions_locked
 from predictions.backends import PredictionOutput, PredictorBackend
 from predictions.models import ModelRun, Prediction
 from predictions.runs.artifacts import backend_for
@@ -44,9 +56,15 @@ log = logging.getLogger(__name__)
 
 @transaction.atomic
 def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOutput]) -> int:
-    """Store one batch (existing predictions are kept as they are); returns the new count."""
+    """Store one batch (existing predictions are kept as they are); returns the new count.
+
+    Only a prediction of a sample whose reference texts are still the ones its row was read
+    at is written (compare-and-set, the texts locked until the write commits, so an edit
+    either committed before and is seen here, or waits and then drops what was written);
+    the others stay missing and :func:`run_execute` reads and predicts them again."""
     if len(outputs) != len(rows):
         raise ValueError(f"backend returned {len(outputs)} predictions for {len(rows)} samples")
+    current = versions_locked([row.pk for row in rows])
     Prediction.objects.bulk_create(
         [
             Prediction(
@@ -57,6 +75,7 @@ def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOu
                 distribution=list(out.distribution) if out.distribution is not None else None,
             )
             for row, out in zip(rows, outputs)
+            if current.get(row.pk) == row.versions
         ],
         ignore_conflicts=True,
     )
@@ -70,20 +89,35 @@ def record_progress(run_id: int, done: int, progress: Progress) -> None:
     )
 
 
-def run_finish(run: ModelRun, *, done: int, worker: str) -> None:
+def run_finish(run: ModelRun, *, worker: str) -> bool:
     """Mark the run finished and score it, in one transaction (never succeeded unscored);
     only while ``worker`` still holds it (a worker whose run was taken over or retried
-    while it finished its last batch must not close the new execution's run)."""
-    status = ModelRun.Status.SUCCEEDED if done >= run.total else ModelRun.Status.FAILED
-    error = "" if status == ModelRun.Status.SUCCEEDED else f"only {done} of {run.total} predicted"
+    while it finished its last batch must not close the new execution's run). False, and
+    the run left running, while a sample of its split has no prediction (a reference edit
+    dropped it after the last pass): the worker predicts it again first. The run's row is
+    locked from that check to the status, as a reference edit's drop locks it."""
     with transaction.atomic():
-        finished = ModelRun.objects.filter(
+        held = ModelRun.objects.select_for_update(no_key=True).filter(
             pk=run.pk, status=ModelRun.Status.RUNNING, worker=worker
-        ).update(status=status, done=done, error=error, finished_at=timezone.now())
+        )
+        if not list(held.values_list("pk", flat=True)):
+            run.refresh_from_db()
+            return True
+        if pending_samples(run).exists():
+            return False
+        done = Prediction.objects.filter(run_id=run.pk).count()
+        status = ModelRun.Status.SUCCEEDED if done >= run.total else ModelRun.Status.FAILED
+        error = (
+            "" if status == ModelRun.Status.SUCCEEDED else f"only {done} of {run.total} predicted"
+        )
+        ModelRun.objects.filter(pk=run.pk).update(
+            status=status, done=done, error=error, finished_at=timezone.now()
+        )
         run.refresh_from_db()
-        if finished and status == ModelRun.Status.SUCCEEDED:
+        if status == ModelRun.Status.SUCCEEDED:
             analyze_after_commit(done, Prediction)  # its batches' rows, counted once at the end
             run_score(run=run)
+    return True
 
 
 def run_fail(run_id: int, error: str, *, worker: str) -> None:
@@ -128,13 +162,42 @@ def prepare_backend(run: ModelRun) -> PredictorBackend:
     return backend
 
 
+def pending_samples(run: ModelRun) -> QuerySet[Sample]:
+    """The samples of the run's split that it holds no prediction of (yet, or any more)."""
+    predicted = Prediction.objects.filter(run_id=run.pk).values("sample_id")
+    return Sample.objects.filter(split_id=run.split_id).exclude(pk__in=predicted)
+
+
 def pending_rows(run: ModelRun) -> list[Row]:
-    done = set(Prediction.objects.filter(run=run).values_list("sample_id", flat=True))
-    return [row for row in split_rows(run.split) if row.pk not in done]
+    """:func:`pending_samples` as backend rows, their texts read now."""
+    todo = set(pending_samples(run).values_list("pk", flat=True))
+    return [row for row in split_rows(run.split) if row.pk in todo]
+
+
+def predict_rows(
+    run_id: int, backend: PredictorBackend, rows: list[Row], *, worker: str, progress: Progress
+) -> bool:
+    """Predict and write ``rows`` batch by batch; False when the run stopped being
+    ``worker``'s (cancelled or taken over), checked before each batch."""
+    key = batch_group(backend)
+    group = (lambda row: key(row.sample)) if key else None
+    if group:
+        rows = stories_together(rows, group)
+    for batch in batches(rows, backend.batch_size, group_of=group):
+        if not still_mine(run_id, worker):
+            return False
+        outputs = backend.predict_batch([row.sample for row in batch])
+        done = write_batch(run_id, batch, outputs)
+        record_progress(run_id, done, progress)
+    return True
 
 
 def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
-    """Execute (or resume) a run; returns it, or None when another worker holds it."""
+    """Execute (or resume) a run; returns it, or None when another worker holds it.
+
+    Passes over the samples without a prediction until none is left: a reference edit
+    during a pass leaves its samples without one (never with one of the old text), and
+    the next pass reads their new texts."""
     if not run_claim(run_id, worker):
         log.info("run %s is not claimable by %s", run_id, worker)
         return None
@@ -142,24 +205,15 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
     try:
         backend = prepare_backend(run)
         todo = pending_rows(run)
-        done = run.total - len(todo)
-        progress = Progress(total=run.total, done_at_start=done)
-        key = batch_group(backend)
-        group = (lambda row: key(row.sample)) if key else None
-        if group:
-            todo = stories_together(todo, group)
-        for batch in batches(todo, backend.batch_size, group_of=group):
-            if not still_mine(run_id, worker):
-                run_stopped(run_id)
-                return ModelRun.objects.get(pk=run_id)
-            outputs = backend.predict_batch([row.sample for row in batch])
-            done = write_batch(run_id, batch, outputs)
-            record_progress(run_id, done, progress)
-        run_finish(run, done=Prediction.objects.filter(run_id=run_id).count(), worker=worker)
+        progress = Progress(total=run.total, done_at_start=run.total - len(todo))
+        while predict_rows(run_id, backend, todo, worker=worker, progress=progress):
+            if run_finish(run, worker=worker):
+                break
+            todo = pending_rows(run)
     except Exception as exc:  # the run records why it failed; the worker lives on
         log.exception("run %s failed", run_id)  # the full traceback goes to the log only
         run_fail(run_id, short_error(exc), worker=worker)
-    run_stopped(run_id)  # cancelled during the last batch (or while failing)
+    run_stopped(run_id)  # cancelled (between batches, during the last one or while failing)
     return ModelRun.objects.get(pk=run_id)
 
 

@@ -217,7 +217,7 @@ def test_an_imported_run_and_a_finished_run_show_at_once(researcher_client, scor
     )
     Prediction.objects.bulk_create(Prediction(run=run, sample=s, score=3.0) for s in samples)
     assert len(researcher_client.get(board).json()["runs"]) == 2  # not finished yet
-    run_finish(run, done=len(samples), worker=run.worker)  # the worker's end -> run_score
+    run_finish(run, worker=run.worker)  # the worker's end -> run_score
     assert str(run.pk) in researcher_client.get(board).json()["runs"]
 
 

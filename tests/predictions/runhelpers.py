@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from annotations.importers import ambistory_import, parse_ambistory
 from annotations.models import Split
 from predictions.backends.base import PredictionOutput, PredictorBackend
@@ -50,8 +52,35 @@ class CancellingBackend(RecordingBackend):
         return super().predict_batch(samples)
 
 
+def texts_of(sample: dict) -> str:
+    """Every reference text a backend sees of ``sample``, joined: what :class:`PausingBackend`
+    answers, so a prediction says which texts it was made from."""
+    fields = ("precontext", "sentence", "ending", "judged_meaning", "example_sentence")
+    return " | ".join(sample[name] for name in fields)
+
+
+class PausingBackend(RecordingBackend):
+    """Answers the texts it was given (:func:`texts_of`) and, in its batch number
+    ``pause_at`` (from 0), says so (``paused``) and waits until the test lets it go on
+    (``proceed``), as a slow model would while a researcher edits a text."""
+
+    name = "pausing"
+    pause_at = 0
+    paused = threading.Event()
+    proceed = threading.Event()
+
+    def predict_batch(self, samples):
+        if len(RecordingBackend.seen) == PausingBackend.pause_at:
+            PausingBackend.paused.set()
+            if not PausingBackend.proceed.wait(timeout=30):
+                raise RuntimeError("the test never let the backend go on")
+        super().predict_batch(samples)
+        return [PredictionOutput(score=3.0, raw_output=texts_of(s)) for s in samples]
+
+
 TEST_BACKENDS = {
     "recording": "tests.predictions.runhelpers.RecordingBackend",
+    "pausing": "tests.predictions.runhelpers.PausingBackend",
     "slow_fit": "tests.predictions.runhelpers.SlowFitBackend",
     "cancelling": "tests.predictions.runhelpers.CancellingBackend",
 }

@@ -59,9 +59,9 @@ def test_a_finished_model_run_is_counted_and_a_failed_one_is_not(
 
     with django_capture_on_commit_callbacks(execute=True):
         run = run_of(12)
-        run_finish(run, done=12, worker=run.worker)  # failed: only 12 of 18
+        assert not run_finish(run, worker=run.worker)  # 6 of 18 left: not finished
     assert _estimate() < 0
     with django_capture_on_commit_callbacks(execute=True):
         run = run_of(18)
-        run_finish(run, done=18, worker=run.worker)
+        assert run_finish(run, worker=run.worker)
     assert _estimate() >= 30

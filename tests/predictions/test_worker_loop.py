@@ -3,20 +3,26 @@ failure and claiming (tests/predictions/test_worker.py runs real worker processe
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
+from django.db import connection, connections
 
 from predictions.errors import FitOnScoredSamples
 from predictions.io.files import predict_samples
 from predictions.models import ModelRun, Prediction
 from predictions.runs.claims import run_claim
-from predictions.runs.rows import batches
+from predictions.runs.rows import batches, split_rows
 from predictions.runs.services import runs_recover
 from predictions.runs.worker import Progress, run_execute
 from tests.predictions.runhelpers import (
     TEST_BACKENDS,
+    PausingBackend,
     RecordingBackend,
     SlowFitBackend,
     small_split,
+    texts_of,
 )
 
 pytestmark = pytest.mark.django_db
@@ -243,13 +249,30 @@ def test_a_worker_whose_run_was_taken_over_cannot_finish_or_fail_it():
 
     split = small_split()
     run = make_run(split, status=ModelRun.Status.RUNNING, worker="b")
-    run_finish(run, done=run.total, worker="a")
+    Prediction.objects.bulk_create(
+        Prediction(run=run, sample=s, score=3.0) for s in split.samples.all()
+    )
+    assert run_finish(run, worker="a")  # nothing left for a to do
     run_fail(run.pk, "RuntimeError: a's backend", worker="a")
     run.refresh_from_db()
     assert (run.status, run.worker, run.error, run.finished_at) == ("running", "b", "", None)
-    run_finish(run, done=0, worker="b")  # its holder can
+    assert run_finish(run, worker="b")  # its holder can
     run.refresh_from_db()
-    assert run.status == ModelRun.Status.FAILED and run.error.startswith("only 0 of")
+    assert run.status == ModelRun.Status.SUCCEEDED and run.done == 24
+
+
+def test_a_run_is_not_finished_while_a_sample_has_no_prediction():
+    """A reference edit may drop a prediction after the worker's last pass: its holder is
+    told to go on (False) and the run stays running."""
+    from predictions.runs.worker import run_finish
+
+    split = small_split()
+    run = make_run(split, status=ModelRun.Status.RUNNING, worker="b")
+    some = split.samples.order_by("position")[:20]
+    Prediction.objects.bulk_create(Prediction(run=run, sample=s, score=3.0) for s in some)
+    assert not run_finish(run, worker="b")
+    run.refresh_from_db()
+    assert (run.status, run.finished_at, run.scores) == ("running", None, None)
 
 
 def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_samples_showing_it():
@@ -285,3 +308,90 @@ def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_sampl
     assert {sid for batch in RecordingBackend.seen for sid in batch} >= {
         s.dataset_id for s in split.samples.filter(pk__in=story)
     }
+
+
+def texts_now(split) -> dict[int, str]:
+    return {row.pk: texts_of(row.sample) for row in split_rows(split)}
+
+
+def in_thread(target, errors: list) -> threading.Thread:
+    """``target`` in a thread with its own database connection, its error kept."""
+
+    def run() -> None:
+        try:
+            target()
+        except Exception as exc:  # asserted on in the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize(
+    "pause_at, held",
+    [
+        (0, False),  # the edit commits while the first batch is being predicted
+        (0, True),  # ... and is still under way while the worker writes that batch
+        (4, True),  # it drops an earlier batch's prediction as the run finishes
+    ],
+)
+@pytest.mark.django_db(transaction=True)
+def test_a_run_running_across_a_reference_edit_ends_with_predictions_of_the_new_texts(
+    monkeypatch, pause_at, held
+):
+    """A run read its texts at its start and wrote what the backend said about them: a
+    setup edited while it ran kept the old texts' predictions (those of samples it had not
+    reached, those of the batch it was predicting, and any written while the edit was under
+    way), or lost one as it finished, and succeeded so."""
+    from annotations.reference import reference_edit_impact, reference_texts_edit
+    from annotations.signals import reference_texts_changed
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL (CI runs it there)")
+    monkeypatch.setattr(PausingBackend, "pause_at", pause_at)
+    PausingBackend.paused.clear()
+    PausingBackend.proceed.clear()
+    in_edit, commit = threading.Event(), threading.Event()
+
+    def hold(**kwargs) -> None:  # after the runs' receiver, inside the edit's transaction
+        in_edit.set()
+        assert commit.wait(timeout=30)
+
+    split = small_split()  # 24 samples in batches of 5; the first setup's are 0..5
+    run = make_run(split, backend="pausing")
+    sample = split.samples.order_by("position").first()
+    texts = {"precontext": "A new precontext, written while the model ran."}
+    errors: list = []
+    worker = in_thread(lambda: run_execute(run.pk, worker="w"), errors)
+    assert PausingBackend.paused.wait(timeout=30)
+
+    def edit() -> None:
+        impact = reference_edit_impact(sample=sample, texts=texts)
+        reference_texts_edit(sample=sample, texts=texts, confirm_labels=impact.labels)
+
+    if held:
+        reference_texts_changed.connect(hold, weak=False, dispatch_uid="test.hold")
+    try:
+        editor = in_thread(edit, errors)
+        if held:
+            assert in_edit.wait(timeout=30)
+        else:
+            editor.join(timeout=30)
+        PausingBackend.proceed.set()
+        time.sleep(0.5)  # the worker writes its batch (or waits for the edit's locks)
+        commit.set()
+        editor.join(timeout=30)
+        worker.join(timeout=60)
+    finally:
+        reference_texts_changed.disconnect(dispatch_uid="test.hold")
+        PausingBackend.proceed.set()
+        commit.set()
+    assert not errors and not worker.is_alive() and not editor.is_alive()
+    run.refresh_from_db()
+    assert (run.status, run.done, run.error) == ("succeeded", 24, "")
+    made = dict(run.predictions.values_list("sample_id", "raw_output"))
+    assert made == texts_now(split)  # every sample's prediction is of its current texts
+    assert texts["precontext"] in made[sample.pk]
