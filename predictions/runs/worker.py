@@ -53,6 +53,11 @@ from predictions.runs.scoring import run_score
 
 log = logging.getLogger(__name__)
 
+# Passes over the samples still without a prediction before a run fails: each pass after the
+# first predicts only what reference edits dropped during the one before, so more means the
+# texts keep changing under the run (or a bug), and the run must not loop for ever.
+MAX_PASSES = 10
+
 
 @transaction.atomic
 def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOutput]) -> int:
@@ -206,10 +211,18 @@ def run_execute(run_id: int, *, worker: str = "local") -> ModelRun | None:
         backend = prepare_backend(run)
         todo = pending_rows(run)
         progress = Progress(total=run.total, done_at_start=run.total - len(todo))
-        while predict_rows(run_id, backend, todo, worker=worker, progress=progress):
+        for _ in range(MAX_PASSES):
+            if not predict_rows(run_id, backend, todo, worker=worker, progress=progress):
+                break  # cancelled or taken over
             if run_finish(run, worker=worker):
                 break
             todo = pending_rows(run)
+        else:
+            missing = pending_samples(run).count()
+            raise RuntimeError(
+                f"{missing} samples still had no prediction after {MAX_PASSES} passes"
+                " (their reference texts kept changing); retry the run"
+            )
     except Exception as exc:  # the run records why it failed; the worker lives on
         log.exception("run %s failed", run_id)  # the full traceback goes to the log only
         run_fail(run_id, short_error(exc), worker=worker)

@@ -275,6 +275,32 @@ def test_a_run_is_not_finished_while_a_sample_has_no_prediction():
     assert (run.status, run.finished_at, run.scores) == ("running", None, None)
 
 
+def test_a_run_whose_texts_keep_changing_fails_after_its_passes_instead_of_looping(monkeypatch):
+    """Each pass predicts only the samples without a prediction; when the texts of some keep
+    changing (here: every write finds one sample's versions changed), the run fails after
+    ``MAX_PASSES`` with a reason, and keeps what it predicted."""
+    from predictions.runs import worker
+
+    split = small_split()
+    run = make_run(split)
+    unlucky = split.samples.order_by("position").first().pk
+    locked = worker.versions_locked
+
+    def changed_every_time(sample_ids):
+        found = locked(sample_ids)
+        if unlucky in found:
+            found[unlucky] = (-1, -1, None)  # as if an edit had committed just before
+        return found
+
+    monkeypatch.setattr(worker, "versions_locked", changed_every_time)
+    monkeypatch.setattr(worker, "MAX_PASSES", 3)
+    run_execute(run.pk)
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.FAILED
+    assert "1 samples still had no prediction after 3 passes" in run.error
+    assert run.predictions.count() == split.samples.count() - 1
+
+
 def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_samples_showing_it():
     """A run that failed half way, then an edit of a story's reference ending, then a
     retry: the retry predicted only what was left and kept what the model had said about
