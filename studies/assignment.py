@@ -50,7 +50,7 @@ from ambisite.db.statistics import analyze_after_commit
 from . import adaptive, free_counts, lists, selectors, sql
 from .free_counts import SetupFree
 from .models import AttentionAnswer, CheckQuestion, Participant, Slot, Study, StudySample
-from .numbering import create_numbered
+from .numbering import create_numbered, numbers_lock
 from .shown_texts import rated_samples
 
 RESERVE_ATTEMPTS = 8
@@ -130,7 +130,8 @@ def slots_create(study: Study) -> int:
     outdated: those were replaced), numbered on from its highest; idempotent. On opening,
     and when the ratings per sample go up. In a one-item-per-word study each slot carries
     its sample's word. A list-design study gets its lists and their places instead
-    (``lists.lists_create``)."""
+    (``lists.lists_create``). Under ``numbering.numbers_lock``, against replacements."""
+    numbers_lock(study.pk)
     if lists.uses_lists(study):
         return lists.lists_create(study)
     gone = [Slot.Status.VOID, Slot.Status.OUTDATED]
@@ -421,25 +422,12 @@ def slots_release(participant: Participant) -> int:
     )
 
 
-def _replacement(slot: Slot) -> None:
-    """A fresh free slot for ``slot``'s sample with the next number; retried on a clash."""
-    scope = {"study_id": slot.study_id, "sample_id": slot.sample_id}
-    create_numbered(Slot, scope=scope, setup_id=slot.setup_id, word_id=slot.word_id)
-
-
-def slots_outdate(sample_ids: Sequence[int], study_ids: Sequence[int]) -> int:
-    """The texts these samples show in these studies changed: in each not closed, every rated
-    slot holds a rating of an old text, so it becomes outdated and a fresh free slot re-queues
-    the sample (reserved slots stay: their participant sees the new text). Returns the count."""
-    rated = Slot.objects.filter(status=Slot.Status.DONE, study_id__in=list(study_ids))
-    rated = rated.filter(sample_id__in=list(sample_ids)).exclude(study__status="closed")
-    held = list(rated.select_for_update())
-    Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.OUTDATED)
-    by_lists = lists.list_study_ids(study_ids)  # a list is never re-offered sample by sample
-    for slot in held:
-        if slot.study_id not in by_lists:
-            _replacement(slot)
-    return len(held)
+def slot_replace(slot: Slot) -> None:
+    """A fresh free slot for ``slot``'s sample with the next number (``numbering``)."""
+    scope = {"sample_id": slot.sample_id}
+    create_numbered(
+        Slot, study_id=slot.study_id, scope=scope, setup_id=slot.setup_id, word_id=slot.word_id
+    )
 
 
 def slots_void(participant: Participant) -> int:
@@ -455,7 +443,7 @@ def slots_void(participant: Participant) -> int:
     )
     Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.VOID)
     for slot in held:
-        _replacement(slot)
+        slot_replace(slot)
     return len(held)
 
 

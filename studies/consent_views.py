@@ -136,7 +136,10 @@ def qualification(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _qualification_form(participant: Participant, data=None) -> QualificationForm:
     return QualificationForm(
-        data, questions=participant_questions(participant), bots=participant_bots(participant)
+        data,
+        questions=participant_questions(participant),
+        kind=participant.study.task_kind,
+        bots=participant_bots(participant),
     )
 
 

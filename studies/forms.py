@@ -358,8 +358,13 @@ class _Shared(dict):
 def _rating_fields(low: int, high: int) -> dict[str, forms.Field]:
     """RatingForm's fields with the scale ``low``..``high``; one set per scale and process."""
     fields = copy.deepcopy(RatingForm.base_fields)
-    fields["score"].choices = [(n, str(n)) for n in range(low, high + 1)]  # type: ignore[attr-defined]
+    fields["score"].choices = _scale(low, high)  # type: ignore[attr-defined]
     return fields
+
+
+def _scale(low: int, high: int) -> list[tuple[int, str]]:
+    """The choices of a score scale ``low``..``high`` (a kind's: ``score_range``)."""
+    return [(n, str(n)) for n in range(low, high + 1)]
 
 
 class SampleTextsForm(forms.Form):
@@ -396,13 +401,20 @@ class ReferenceTextsForm(SampleTextsForm):
 
 
 class QualificationForm(forms.Form):
-    """One 1-5 choice per qualification question, or a choice of two meanings for a
-    question with ``other_meaning`` (the writing studies' variant)."""
+    """One choice per qualification question on the scale of the study's task ``kind``
+    (``score_range``, as the rating form: 1-5, RAW-C's 0-4), or a choice of two meanings
+    for a question with ``other_meaning`` (the writing studies' variant)."""
 
     def __init__(
-        self, *args, questions: list[CheckQuestion], bots: Sequence[bot_checks.Drawn] = (), **kwargs
+        self,
+        *args,
+        questions: list[CheckQuestion],
+        kind: str,
+        bots: Sequence[bot_checks.Drawn] = (),
+        **kwargs,
     ):
         super().__init__(*args, **kwargs)
+        scale = _scale(*score_range(kind))
         self.questions = questions
         self.bots = list(bots)
         for d in self.bots:  # the bot checks (studies.bot_checks): one option each
@@ -410,7 +422,7 @@ class QualificationForm(forms.Form):
                 choices=[(o, o) for o in d.options], widget=forms.RadioSelect, label=d.question.text
             )
         for q in questions:
-            choices = [(1, q.meaning), (2, q.other_meaning)] if q.other_meaning else SCORES
+            choices = [(1, q.meaning), (2, q.other_meaning)] if q.other_meaning else scale
             self.fields[f"q{q.pk}"] = forms.TypedChoiceField(
                 choices=choices, coerce=int, widget=forms.RadioSelect, label=q.meaning
             )

@@ -34,6 +34,13 @@ def list_count(n_samples: int, size: int, largest_setup: int) -> int:
     return max(-(-n_samples // max(size, 1)), largest_setup)
 
 
+def list_sizes(n_samples: int, size: int, largest_setup: int) -> tuple[int, int]:
+    """(shortest, longest) of the lists ``make_lists`` makes of ``n_samples`` (at least 1):
+    its samples are dealt in turn, so the sizes differ by at most one."""
+    n_lists = list_count(n_samples, size, largest_setup)
+    return n_samples // n_lists, -(-n_samples // n_lists)
+
+
 def make_lists(samples: Sequence[tuple[int, Hashable]], size: int, seed: int) -> list[list[int]]:
     """Lists of sample ids, every sample in exactly one list, no list with two samples of one
     setup, sizes at most ``size`` and differing by at most one (``samples`` as ``(sample id,

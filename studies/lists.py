@@ -25,11 +25,12 @@ guarantees are those of the per-sample path, kept by the database:
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Count, Max, Q, Value
+from django.db.models import Count, Max, Min, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -54,6 +55,23 @@ def uses_lists(study: Study) -> bool:
     with connection.cursor() as cursor:  # every consent asks: a plain cursor, not a queryset
         cursor.execute(sql.list_design_exists(), [study.pk])
         return cursor.fetchone() is not None
+
+
+def list_lengths(study: Study) -> tuple[int, int] | None:
+    """(shortest, longest) of the study's lists: those it has (made or uploaded), or in a
+    draft those opening will make (``list_design.list_sizes``); None for a study not
+    assigned by lists. One query for an opened study (its lists exist)."""
+    lengths = StudyList.objects.filter(study=study).annotate(n=Count("items"))
+    span = lengths.aggregate(low=Min("n"), high=Max("n"))
+    if span["high"] is not None:
+        return span["low"], span["high"]
+    if study.status != Study.Status.DRAFT or not ListDesign.objects.filter(study=study).exists():
+        return None
+    units = Counter(unit for _, unit in _unit_rows(study))
+    if not units or study.samples_per_participant < 1:
+        return None
+    n = sum(units.values())
+    return list_design.list_sizes(n, study.samples_per_participant, max(units.values()))
 
 
 def list_study_ids(study_ids: Sequence[int]) -> set[int]:
@@ -330,7 +348,7 @@ def _replace(place: ListSlot) -> None:
     (the whole list is offered again)."""
     # two places of a list given back at once: renumbered (``numbering``)
     create_numbered(
-        ListSlot, scope={"list_id": place.list_id}, study_id=place.study_id, rotation=place.rotation
+        ListSlot, study_id=place.study_id, scope={"list_id": place.list_id}, rotation=place.rotation
     )
 
 

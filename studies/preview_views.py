@@ -45,9 +45,10 @@ def qualification(request: HttpRequest, pk: int) -> HttpResponse:
     study = _study(pk)
     questions = preview_questions(study, request.user.pk)
     bots = preview_bots(study, request.user.pk)
-    form = QualificationForm(request.POST or None, questions=questions, bots=bots)
+    kind = study.task_kind
+    form = QualificationForm(request.POST or None, questions=questions, kind=kind, bots=bots)
     if request.method == "POST" and form.is_valid():
-        if grade(questions, form.answers()) and bot_checks.grade(bots, form.bot_answers()):
+        if grade(questions, form.answers(), kind) and bot_checks.grade(bots, form.bot_answers()):
             if study.activity_def.preview:  # the activity's own preview (writing's Figure 2, 3)
                 return redirect(study.activity_def.preview_url(study.pk))
             return redirect("studies:preview_rate", study.pk, 0)

@@ -8,7 +8,8 @@ most one per story (questions with the same word and sentence are one story), in
 order. The draw is seeded by the participant and the site's secret key, so it is the same on
 every reload and cannot be foreseen from outside, and it is stored on the participant
 (``qualification_draw``) with the answers, so later edits of the pool do not change what a
-participant was asked or how it is graded. The answer key (``expected``, ``tolerance``) stays
+participant was asked or how it is graded (a drawn question deleted before the answers come
+is replaced by one of another story: ``redraw``). The answer key (``expected``, ``tolerance``) stays
 in the database: no participant page, API response, schema or export carries it.
 """
 
@@ -43,6 +44,15 @@ def draw(questions: Sequence[CheckQuestion], n: int, seed: bytes) -> list[CheckQ
     return [rng.choice(variants) for variants in chosen]
 
 
+def redraw(
+    questions: Sequence[CheckQuestion], kept: list[CheckQuestion], missing: int, seed: bytes
+) -> list[CheckQuestion]:
+    """``kept`` followed by ``missing`` (at least 1) more from ``questions``, none of a story
+    already in ``kept`` (fewer where the pool has fewer such stories)."""
+    taken = {story_of(q) for q in kept}
+    return kept + draw([q for q in questions if story_of(q) not in taken], missing, seed)
+
+
 def seed_for(study_id: int, who: str) -> bytes:
     """A seed no one without the site's secret key can compute."""
     message = f"qualification:{study_id}:{who}".encode()
@@ -52,20 +62,21 @@ def seed_for(study_id: int, who: str) -> bytes:
 def participant_questions(participant: Participant) -> list[CheckQuestion]:
     """The questions drawn for ``participant``, in the order shown: the stored draw, or a
     fresh one stored now (the first time the page is shown or the answers are graded).
-    Concurrent first requests draw the same questions (the seed is the participant's), and
-    only the first stores them."""
+    Drawn questions deleted since are replaced by as many drawn from the pool's other
+    stories (``redraw``), after the ones kept, so the participant answers the full count.
+    Concurrent requests draw the same questions (the seed is the participant's), and only
+    the first stores them."""
     stored = participant.qualification_draw
-    if stored:
-        by_id = {q.pk: q for q in check_questions(participant.study)}
-        kept = [by_id[pk] for pk in stored if pk in by_id]
-        if kept:  # else every drawn question was deleted since: draw again
-            return kept
     study = participant.study
-    drawn = draw(
-        qualification_questions(study),
-        study.questions_per_participant,
-        seed_for(study.pk, f"participant:{participant.pk}"),
-    )
+    seed = seed_for(study.pk, f"participant:{participant.pk}")
+    if stored:
+        by_id = {q.pk: q for q in check_questions(study)}
+        kept = [by_id[pk] for pk in stored if pk in by_id]
+        if len(kept) == len(stored):
+            return kept
+        drawn = redraw(qualification_questions(study), kept, len(stored) - len(kept), seed)
+    else:
+        drawn = draw(qualification_questions(study), study.questions_per_participant, seed)
     participant.qualification_draw = [q.pk for q in drawn]
     Participant.objects.filter(pk=participant.pk, qualification_draw=stored).update(
         qualification_draw=participant.qualification_draw
@@ -93,6 +104,7 @@ def preview_bots(study: Study, user_pk: int | None) -> list[bot_checks.Drawn]:
     return bot_checks.draw(study.bot_checks, seed_for(study.pk, f"bots:preview:{user_pk}"))
 
 
-def grade(questions: Sequence[CheckQuestion], answers: dict[int, int]) -> bool:
-    """Whether every drawn question has an answer its key accepts."""
-    return all(answers.get(q.pk) is not None and q.accepts(answers[q.pk]) for q in questions)
+def grade(questions: Sequence[CheckQuestion], answers: dict[int, int], kind: str) -> bool:
+    """Whether every drawn question has an answer its key accepts in a study of task
+    ``kind`` (``CheckQuestion.accepts``: the rule attention checks are graded by)."""
+    return all(answers.get(q.pk) is not None and q.accepts(answers[q.pk], kind) for q in questions)

@@ -67,6 +67,18 @@ def remedy_preview(*, study: Study, selection: Selection) -> Preview:
     )
 
 
+_NOTHING_HELD = (
+    "Nothing was changed: none of the selected participants holds a batch now (their holds "
+    "ended already, e.g. by this remedy a moment ago: see the list below). No remedy is "
+    "recorded."
+)
+_NOTHING_TO_DO = (
+    "Nothing was changed: none of the selected participants holds a batch now and all of "
+    "them are excluded already (e.g. by this remedy a moment ago: see the list below). No "
+    "remedy is recorded."
+)
+
+
 @transaction.atomic
 def holds_release(
     *, study: Study, selection: Selection, exclude: bool = False, reason: str, by=None
@@ -74,7 +86,9 @@ def holds_release(
     """End every hold of the selected participants (they are timed out; their unrated
     places go back to the pool) and, with ``exclude``, exclude each of them not excluded yet
     (``services.participant_exclude``). ``count`` on the record says how many participants
-    were changed. Raises ``StudyError`` without a reason or a selection."""
+    were changed. Raises ``StudyError`` without a reason or a selection, and when it would
+    change nobody (a repeated click: the first one ended those holds), so that no remedy is
+    recorded that did nothing."""
     reason = _reason(reason)
     chosen = list(selection.participants(study).select_for_update().order_by("pk"))
     changed: set[int] = set()
@@ -93,6 +107,8 @@ def holds_release(
                 by=by,
             )
             changed.add(participant.pk)
+    if not changed:
+        raise StudyError(_NOTHING_TO_DO if exclude else _NOTHING_HELD)
     return Remedy.objects.create(
         study=study,
         action=Remedy.Action.EXCLUDE if exclude else Remedy.Action.RELEASE,

@@ -222,7 +222,8 @@ def _qualify(
         else qualification.participant_questions(participant)
     )
     bots = qualification.participant_bots(participant)
-    passed = qualification.grade(questions, answers) and bot_checks.grade(bots, bot_answers)
+    kind = participant.study.task_kind
+    passed = qualification.grade(questions, answers, kind) and bot_checks.grade(bots, bot_answers)
     participant.qualification_answers = {str(q.pk): answers.get(q.pk) for q in questions}
     for key, option in bot_checks.chosen(bots, bot_answers).items():  # what was asked, picked
         participant.qualification_answers[f"bot:{key}"] = option

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from . import defaults, kind_pages, selectors
+from . import defaults, kind_pages, lists, selectors
 from .models import Study
 
 PLACEHOLDERS = ("{items}", "{checks}", "{time_limit}", "{qualification_time}")
@@ -40,9 +40,40 @@ def minutes(n: int) -> str:
     return counted(n, ("minute", "minutes"))
 
 
+class Span(NamedTuple):
+    """How many items: ``fewest`` to ``most`` (equal but for lists of different lengths);
+    shown as "30" or "29 to 30"."""
+
+    fewest: int
+    most: int
+
+    def __str__(self) -> str:
+        return str(self.most) if self.fewest == self.most else f"{self.fewest} to {self.most}"
+
+    def plus(self, n: int) -> Span:
+        return Span(self.fewest + n, self.most + n)
+
+
+def items_per_participant(study: Study) -> Span:
+    """How many samples one participant of ``study`` gets, attention checks aside: the
+    length of its fixed lists (``lists.list_lengths``: an uploaded file's lists may be
+    longer or shorter than the setting) or ``samples_per_participant``. The one rule every
+    page and estimate that names the batch follows; read once per study instance (the
+    welcome page and its guidelines both ask)."""
+    cached = study.__dict__.get("_items_per_participant")
+    if cached is None:
+        lengths = lists.list_lengths(study) if study.activity_def.reserves_batch else None
+        n = study.samples_per_participant
+        cached = study.__dict__["_items_per_participant"] = Span(*(lengths or (n, n)))
+    return cached
+
+
 def batch_text(study: Study) -> str:
-    """How many items one participant gets, with the kind's noun ("30 samples")."""
-    return counted(study.samples_per_participant, item_nouns(study))
+    """How many items one participant gets, with the kind's noun ("30 samples", "29 to 30
+    samples")."""
+    span = items_per_participant(study)
+    nouns = item_nouns(study)
+    return f"{span} {nouns[0] if span.most == 1 else nouns[1]}"
 
 
 def checks_text(study: Study) -> str:
@@ -115,8 +146,10 @@ def welcome_context(study: Study) -> dict:
     """What the welcome page shows beside the study itself (the participant's, the
     preview's): the number of items, the estimated duration and the time limits."""
     has_test = bool(selectors.qualification_questions(study))
+    samples = items_per_participant(study)
     return {
-        "n_items": study.samples_per_participant + study.attention_checks_per_batch,
+        "n_samples": samples,  # the kinds' intros: "{{ n_samples }} pair{{ ...most|pluralize }}"
+        "n_items": samples.plus(study.attention_checks_per_batch),
         "estimate": duration_estimate(study),
         "limits": limits(study, has_test=has_test),
         "has_test": has_test,
@@ -133,5 +166,5 @@ def duration_estimate(study: Study) -> int:
     if finished >= 3:
         minutes = math.ceil(median)
     else:
-        minutes = 5 + study.samples_per_participant + study.attention_checks_per_batch
+        minutes = 5 + items_per_participant(study).most + study.attention_checks_per_batch
     return max(1, min(minutes, study.time_limit_minutes))

@@ -4,6 +4,8 @@ text (what the benchmark exports and scores use). Which version a study shows is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 from django.db.models import Q
 
@@ -19,8 +21,9 @@ from annotations.text_versions import (
     version_for,
 )
 
-from .assignment import slots_outdate
-from .models import Study, StudyText
+from . import lists
+from .assignment import slot_replace
+from .models import Slot, Study, StudyText
 from .services import StudyError
 from .shown_texts import shown_versions_of
 
@@ -83,3 +86,18 @@ def sample_reference_edit(
         studies = Study.objects.filter(samples__in=sample_ids).exclude(pk__in=pinned)
         slots_outdate(sample_ids, list(studies.values_list("pk", flat=True).distinct()))
     return done
+
+
+def slots_outdate(sample_ids: Sequence[int], study_ids: Sequence[int]) -> int:
+    """The texts these samples show in these studies changed: in each not closed, every rated
+    slot holds a rating of an old text, so it becomes outdated and a fresh free slot re-queues
+    the sample (reserved slots stay: their participant sees the new text). Returns the count."""
+    rated = Slot.objects.filter(status=Slot.Status.DONE, study_id__in=list(study_ids))
+    rated = rated.filter(sample_id__in=list(sample_ids)).exclude(study__status="closed")
+    held = list(rated.select_for_update())
+    Slot.objects.filter(id__in=[s.id for s in held]).update(status=Slot.Status.OUTDATED)
+    by_lists = lists.list_study_ids(study_ids)  # a list is never re-offered sample by sample
+    for slot in held:
+        if slot.study_id not in by_lists:
+            slot_replace(slot)
+    return len(held)

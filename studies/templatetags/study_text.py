@@ -37,6 +37,13 @@ def study_guidelines(study) -> SafeString:
     return _guidelines(study_texts.filled(str(study.guidelines or ""), study))
 
 
+@register.filter
+def items_noun(study) -> str:
+    """The plural noun of the study's items ("samples", "pairs", "endings"):
+    ``study_texts.item_nouns``, the rule of the welcome page and the guidelines' {items}."""
+    return study_texts.item_nouns(study)[1]
+
+
 @lru_cache(maxsize=256)
 def _guidelines(text: str) -> SafeString:
     out: list[str] = []

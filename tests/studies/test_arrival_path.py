@@ -23,7 +23,9 @@ pytestmark = pytest.mark.django_db
 POSTGRESQL = connection.vendor == "postgresql"
 # The transaction of a consent or a grading is BEGIN/COMMIT under a server, a savepoint
 # pair inside the test's transaction: counted either way.
-ARRIVE_GET = 4  # the study, the PID's participant, the qualification pool, the estimate
+# the study, the PID's participant, the qualification pool, the list lengths (the number of
+# items: ``study_texts.items_per_participant``), the estimate
+ARRIVE_GET = 5
 # the study with the token's participant (none yet: one query), the PID's participant, the
 # unqualified holds; then BEGIN, the client's lock (PostgreSQL), its holds, the rater, the
 # participant, whether the study uses fixed lists, the free slots per setup, their lowest
@@ -245,7 +247,7 @@ def test_the_qualification_scale_tag_renders_what_the_template_loop_rendered(dat
     study = open_study()
     question = CheckQuestion.objects.filter(study=study, in_qualification=True).first()
     bound = {k.format(pk=question.pk): v for k, v in data.items()} if data else None
-    form = QualificationForm(bound, questions=[question])
+    form = QualificationForm(bound, questions=[question], kind=study.task_kind)
     field = form[f"q{question.pk}"]
     rows = defaults.page_context(study.task_kind)["scale_rows"]
     ctx = Context({"field": field, "scale_rows": rows})

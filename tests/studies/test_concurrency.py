@@ -9,11 +9,11 @@ import time
 from collections import Counter
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
 
-from annotations.models import Rating, Sample
+from annotations.models import RaterExclusion, Rating, Sample
 from studies import assignment, services
-from studies.models import Participant, Slot
+from studies.models import ListSlot, Participant, Slot, Study
 
 from .helpers import open_study, participant_row, pid, qualify, rate_all, wait_for_connections
 
@@ -323,3 +323,84 @@ def test_the_consents_of_one_process_take_turns_at_the_claim_gate(settings, per_
     assert errors == []
     assert Slot.objects.filter(study=study, status=Slot.Status.RESERVED).count() == 2 * threads_n
     assert most[0] == 1 if per_process == 1 else most[0] > 1
+
+
+def _a_backend_waits_on_a_lock(timeout: float = 20.0) -> bool:
+    """Whether another connection of this database is blocked on a lock (within ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return True
+            time.sleep(0.05)
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("assignment_kind", ["samples", "lists"])
+def test_a_replacement_opened_while_the_ratings_per_sample_go_up_takes_its_own_number(
+    assignment_kind,
+):
+    """More ratings per sample (``assignment.slots_create`` under the study row's FOR
+    UPDATE, as ``study_update`` calls it) and an exclusion's replacements
+    (``numbering.create_numbered``) in two connections, the exclusion arriving after the
+    settings change has locked the study and before it numbers its new slots. Both take the
+    study's numbers lock, so the exclusion waits and numbers on from the new slots. Before,
+    the replacement took the next number first, then waited for the study row (its foreign
+    key) while the new slot of that number waited for the replacement: a deadlock, one of
+    the two writes failed."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    study = open_study(4, per_participant=4, ratings=2, checks=0, assignment=assignment_kind)
+    participant = services.participant_arrive(study=study, pid=pid(1))
+    locked, go = threading.Event(), threading.Event()
+    errors: list[str] = []
+
+    def more_ratings() -> None:
+        try:
+            with transaction.atomic():
+                row = Study.objects.select_for_update().get(pk=study.pk)
+                Study.objects.filter(pk=study.pk).update(ratings_per_sample=3)
+                row.ratings_per_sample = 3
+                locked.set()
+                go.wait(timeout=30)
+                assignment.slots_create(row)
+        except Exception as exc:  # collected and asserted on in the main thread
+            errors.append(f"more ratings: {exc!r}")
+        finally:
+            locked.set()
+            connections.close_all()
+
+    def exclude() -> None:
+        try:
+            services.participant_exclude(
+                rater=participant.rater, source=RaterExclusion.Source.MANUAL, reason="race"
+            )
+        except Exception as exc:  # collected and asserted on in the main thread
+            errors.append(f"exclude: {exc!r}")
+        finally:
+            connections.close_all()
+
+    first = threading.Thread(target=more_ratings)
+    first.start()
+    assert locked.wait(timeout=30)
+    second = threading.Thread(target=exclude)
+    second.start()
+    waited = _a_backend_waits_on_a_lock()  # the exclusion, on the study row
+    go.set()
+    first.join(timeout=60)
+    second.join(timeout=60)
+    assert waited and errors == []
+    if assignment_kind == "lists":
+        counted = ListSlot.objects.filter(study=study, status__in=ListSlot.COUNTED)
+        rotations = Counter(counted.values_list("list_id", "rotation"))
+        assert set(rotations.values()) == {1}
+        assert set(Counter(list_id for list_id, _ in rotations).values()) == {3}
+    else:
+        live = Slot.objects.filter(study=study).exclude(status__in=["void", "outdated"])
+        per_sample = Counter(live.values_list("sample_id", flat=True))
+        assert len(per_sample) == 24 and set(per_sample.values()) == {3}

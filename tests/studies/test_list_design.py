@@ -11,6 +11,7 @@ from studies.list_design import (
     SampleRef,
     item_order,
     list_count,
+    list_sizes,
     make_lists,
     parse_lists,
     resolve_lists,
@@ -30,6 +31,13 @@ def test_dev_sized_samples_make_twenty_lists_of_29_or_30_without_two_variants_of
     assert sorted(s for x in lists for s in x) == [s for s, _ in samples]  # each exactly once
     for items in lists:
         assert len({setup_of[s] for s in items}) == len(items)
+
+
+@pytest.mark.parametrize("n_setups,size", [(98, 30), (3, 10), (4, 4), (5, 7), (1, 1)])
+def test_list_sizes_are_the_shortest_and_longest_of_the_made_lists(n_setups, size):
+    samples = ambistory_like(n_setups)
+    made = [len(x) for x in make_lists(samples, size, seed=3)]
+    assert list_sizes(len(samples), size, 6) == (min(made), max(made))
 
 
 def test_lists_are_seeded_and_a_setup_larger_than_the_list_count_gets_more_lists():

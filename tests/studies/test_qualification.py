@@ -143,6 +143,44 @@ def test_a_question_deleted_after_the_draw_is_replaced_by_a_new_draw():
     assert participant.qualification_draw == [again[0].pk]
 
 
+def test_a_deleted_drawn_question_is_replaced_so_the_full_count_is_asked():
+    study = open_study(questions_per_participant=3)
+    _, participant = started(study)
+    drawn = qualification.participant_questions(participant)
+    assert len(drawn) == 3
+    drawn[1].delete()
+    participant = Participant.objects.select_related("study").get(pk=participant.pk)
+    again = qualification.participant_questions(participant)
+    assert len(again) == 3 and again[:2] == [drawn[0], drawn[2]]  # the kept ones first
+    assert again[2].pk not in {q.pk for q in drawn}
+    assert len({qualification.story_of(q) for q in again}) == 3  # one per story still
+    participant.refresh_from_db()
+    assert participant.qualification_draw == [q.pk for q in again]
+
+
+def test_a_relatedness_studys_own_question_can_be_answered_0(client):
+    from annotations.models import TaskKind
+
+    from .helpers import BOT_ANSWERS
+    from .kinds_helpers import open_kind_study, rawc_samples
+
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples(12), per_participant=2)
+    own = CheckQuestion.objects.create(study=study, **{**OWN, "expected": 0})
+    assert moved_on(arrive(client, study, pid(1)))
+    url = reverse("participate:qualification", args=[study.slug])
+    page = client.get(url).content.decode()
+    assert f'name="q{own.pk}" value="0"' in page and "What the scores 0&ndash;4 mean" in page
+    answers = {f"q{own.pk}": "0"} | {f"bot_{key}": a for key, a in BOT_ANSWERS.items()}
+    assert moved_on(client.post(url, answers))
+    assert Participant.objects.get().status == Participant.Status.QUALIFIED
+
+
+def test_grading_takes_the_kinds_rule_for_a_cannot_decide_answer():
+    question = CheckQuestion(pk=1, expected=1, tolerance=1)
+    assert qualification.grade([question], {1: 0}, "relatedness")  # 0: totally unrelated
+    assert not qualification.grade([question], {1: 0}, "use_pair")  # 0: cannot decide
+
+
 def test_the_preview_shows_the_same_draw_on_every_reload(researcher_client):
     study = open_study()
     url = reverse("studies:preview_qualification", args=[study.pk])

@@ -95,6 +95,27 @@ def test_a_remedy_without_a_selection_or_a_reason_changes_nothing(researcher_cli
     assert not Remedy.objects.exists()
 
 
+@pytest.mark.parametrize("exclude", [False, True])
+def test_a_second_click_records_no_second_remedy_and_says_why(researcher_client, exclude):
+    study = open_study(12, per_participant=2)
+    _arrive_from(study, 1, SQUATTER)
+    url = reverse("studies:remedy", args=[study.pk])
+    data = {"client": SQUATTER, "reason": "made-up PIDs"} | ({"exclude": "on"} if exclude else {})
+    assert researcher_client.post(url, data).status_code == 302
+    again = researcher_client.post(url, data)  # a double submit: nothing left to change
+    assert again.status_code == 400
+    assert "Nothing was changed" in again.content.decode()
+    assert Remedy.objects.count() == 1 and Remedy.objects.get().count == 1
+    with pytest.raises(services.StudyError, match="No remedy is recorded"):
+        remedies.holds_release(
+            study=study,
+            selection=remedies.Selection(client=SQUATTER),
+            exclude=exclude,
+            reason="again",
+        )
+    assert Remedy.objects.count() == 1
+
+
 def test_a_burnt_pid_can_be_reset_and_then_its_owner_arrives_fine(researcher_client, researcher):
     study = open_study(12, per_participant=2)
     _arrive_from(study, 1, SQUATTER, qualified=True)  # a stranger used someone's PID

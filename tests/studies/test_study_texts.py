@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from annotations.models import TaskKind
-from studies import services, study_texts
+from studies import lists, services, study_texts
 from studies.forms import StudyForm
-from studies.models import Study
+from studies.models import Participant, Slot, Study
 
 from .helpers import open_study, pid, qualify, unrated_setups
 from .kinds_helpers import fool_samples, open_kind_study, rawc_samples
@@ -57,6 +57,42 @@ def test_the_default_guidelines_say_the_studys_own_batch_size(client):
     assert "{items}" in Study.objects.get(pk=study.pk).guidelines  # filled where shown
 
 
+def test_uploaded_lists_set_the_number_of_items_the_welcome_page_names(client):
+    """Lists uploaded shorter than the samples-per-participant setting: the welcome page,
+    its guidelines and its estimate name the list's length, the number actually rated."""
+    samples = unrated_setups(4)
+    study = services.study_create(
+        title="t",
+        slug="up",
+        samples=samples,
+        assignment="lists",
+        ratings_per_sample=2,
+        samples_per_participant=30,
+        attention_checks_per_batch=1,
+    )
+    ids = [s.dataset_id for s in samples]
+    lists.lists_upload(
+        study=study, text=f"{ids[0]},{ids[6]},{ids[12]}\n{ids[1]},{ids[7]},{ids[13]}\n"
+    )
+    study = services.study_open(study=study)
+    page = client.get(arrive_url("up", pid(1))).content.decode()
+    assert '<strong id="n-samples">3 samples</strong>' in page
+    assert "(4 stories in all)" in page and "Each annotator is assigned 3 samples." in page
+    assert "30 samples" not in page and "about <strong>9 minutes" in page
+    participant = services.participant_arrive(study=study, pid=pid(2))
+    assert Slot.objects.filter(participant=participant).count() == 3
+
+
+def test_lists_of_two_lengths_are_named_as_a_range():
+    samples = unrated_setups(4)
+    study = services.study_create(title="t", slug="two", samples=samples, assignment="lists")
+    # a draft without lists: opening makes 6 lists of 4 (one sample per story each)
+    assert study_texts.filled("{items}", study) == "4 samples"
+    ids = [s.dataset_id for s in samples]
+    lists.lists_upload(study=study, text=f"{ids[0]},{ids[6]},{ids[12]}\n{ids[1]},{ids[7]}\n")
+    assert study_texts.filled("{items}", Study.objects.get(pk=study.pk)) == "2 to 3 samples"
+
+
 def test_writing_guidelines_say_how_many_sentences_and_endings(client):
     from writing.services import writing_study_create
 
@@ -98,6 +134,16 @@ def test_relatedness_pages_call_an_item_a_pair(client):
     assert "Pair 1 of 4" in page and "Finished Pairs: 0/4" in page
     assert "Sample 1" not in page and "Finished Samples" not in page
     assert "Same meaning" in page  # the scale's words under the numbers
+
+
+def test_the_done_page_names_the_kinds_items(client, researcher_client):
+    study = open_kind_study(TaskKind.RELATEDNESS, rawc_samples(12), per_participant=2)
+    arrive(client, study, pid(4))
+    Participant.objects.filter(study=study).update(status=Participant.Status.FINISHED)
+    page = client.get(reverse("participate:done", args=[study.slug])).content.decode()
+    assert "You have finished all pairs." in page and "all samples" not in page
+    preview = researcher_client.get(reverse("studies:preview_done", args=[study.pk]))
+    assert "You have finished all pairs." in preview.content.decode()
 
 
 def test_plausibility_pages_keep_the_papers_words_and_show_the_scale_in_words(client):
