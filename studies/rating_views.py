@@ -151,6 +151,7 @@ def _item_page(
         else RatingForm.shown(item.score, item.nonsensical, item.comment)
     )
     done = sum(1 for row in rows if row.answered)
+    in_page = _in_page(request)
     ctx = {
         "study": study,
         "item": item,
@@ -162,8 +163,11 @@ def _item_page(
         "back_url": _url("participate:rate", study.slug, pos - 1) if pos else "",
         "guidelines_url": _url("participate:guidelines", study.slug),
         "seconds_left": late.seconds_left(participant),
-        # participant.js swaps in the title and <main> only (fragment_base.html)
-        "layout": FRAGMENT_LAYOUT if _in_page(request) else PAGE_LAYOUT,
+        # participant.js swaps in the title and <main> only (fragment_base.html), and keeps
+        # the form's CSRF token of the page it swaps into: a token here would be masked anew
+        # (32 random letters) and its cookie sent again with every item, for nothing
+        "in_page": in_page,
+        "layout": FRAGMENT_LAYOUT if in_page else PAGE_LAYOUT,
     }
     url = _url("participate:rate", study.slug, pos)
     if url != request.path and ctx["layout"] == PAGE_LAYOUT:  # the qualification's answer

@@ -18,6 +18,7 @@ the page load). Only the standard library and aiohttp: the generator never impor
 from __future__ import annotations
 
 import asyncio
+import functools
 import html as htmllib
 import re
 import time
@@ -35,8 +36,12 @@ ASSET = re.compile(r"<(script|link)\b([^>]*)>", re.I)
 MAX_STEPS = 200  # pages per participant: a study of 31 items needs about 35
 
 
+@functools.lru_cache(maxsize=4096)
 def attrs(raw: str) -> dict[str, str]:
-    """The attributes of one tag (names lower-cased, entities decoded; bare ones are "")."""
+    """The attributes of one tag (names lower-cased, entities decoded; bare ones are ""),
+    remembered per text of the tag (a study's pages repeat most of theirs, as the radio
+    buttons of every rating page): the generator's parsing is CPU the server's cores lose
+    in these loopback runs, so it is kept small. The dict is shared: never change it."""
     found = {}
     for m in ATTR.finditer(raw):
         value = m.group(2) if m.group(2) is not None else m.group(3) or m.group(4) or ""
@@ -130,10 +135,12 @@ class Page:
 
 
 class Browser:
-    """One participant's browser: a cookie jar, a cache of fetched assets, the counters."""
+    """One participant's browser: a cookie jar, a cache of fetched assets, the counters, and
+    the fields a page's script keeps from one page to the next (``kept``)."""
 
     def __init__(self, session, stats: Stats):
         self.session, self.stats, self.cache = session, stats, set()
+        self.kept: dict[str, str] = {}
 
     async def request(self, method: str, url: str, **kw) -> Page:
         import aiohttp

@@ -203,12 +203,16 @@ def integrity(run_url: str, acknowledged: int, oversubscribed: bool, capacity: i
     return checks
 
 
+CSRF_FIELD = "csrfmiddlewaretoken"
+
+
 class AmbiSiteProfile(Profile):
     """``client="script"``: what a browser running the rating page's script (static/js/
     participant.js) sends on Next: the form's fields as a fetch() POST with ``X-Rating-Page: 1``;
     the next item's page comes back in that answer (address in ``X-Page-Url``) and is swapped
-    in; any other answer is followed as the script does (a redirect, e.g. to the code page
-    after the last item, is loaded again as a page). ``client="form"``: a browser without
+    in, keeping the CSRF token of the page before (the swapped-in form has none); any other
+    answer is followed as the script does (a redirect, e.g. to the code page after the last
+    item, is loaded again as a page). ``client="form"``: a browser without
     scripts, whose form POST is answered 303 and followed with a GET."""
 
     name = "ambisite"
@@ -223,9 +227,14 @@ class AmbiSiteProfile(Profile):
         if self.client == "form" or form is None or 'id="rate-form"' not in page.text:
             return await super().rate(browser, page)
         url = urljoin(page.url, form.attrs.get("action") or page.url)
-        answer = await browser.request(
-            "POST", url, data=fill(form, self.choose), headers={"X-Rating-Page": "1"}
-        )
+        data = fill(form, self.choose)
+        # a swapped-in item comes without the CSRF token: the script keeps the page's one
+        token = next((value for name, value in data if name == CSRF_FIELD), None)
+        if token is None:
+            data.insert(0, (CSRF_FIELD, browser.kept.get(CSRF_FIELD, "")))
+        else:
+            browser.kept[CSRF_FIELD] = token
+        answer = await browser.request("POST", url, data=data, headers={"X-Rating-Page": "1"})
         swapped = answer.headers.get("X-Page-Url")
         if swapped:
             return Page(answer.status, urljoin(page.url, swapped), answer.text)

@@ -148,7 +148,13 @@
     var next = doc.querySelector("main");
     var here = document.querySelector("main");
     if (!next || !here) { window.location.assign(url); return; }
+    // the swapped-in form comes without a CSRF token (the server leaves it out): it keeps this one
+    var token = form && form.querySelector('input[name="csrfmiddlewaretoken"]');
     here.replaceWith(document.adoptNode(next));
+    var nextForm = document.getElementById("rate-form");
+    if (token && nextForm && !nextForm.querySelector('input[name="csrfmiddlewaretoken"]')) {
+      nextForm.prepend(token);
+    }
     document.title = doc.title;
     if (url !== window.location.pathname) history.pushState({ rating: url }, "", url);
     window.scrollTo(0, 0);

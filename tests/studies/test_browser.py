@@ -171,6 +171,7 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     page.wait_for_url(re.compile(r"/rate/0/$"))
     checks = expected_checks(pid(5))
     page.evaluate("window.keptAcrossItems = 'yes'")
+    token = page.input_value("#rate-form input[name=csrfmiddlewaretoken]")
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url)) if "/s/demo/" in r.url else None)
     page.keyboard.press(str(checks.get(0, 4)))
@@ -185,6 +186,9 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     assert page.locator("script[src*='participant']").count() == 1
     assert page.evaluate("document.activeElement.classList.contains('rate-title')")
     assert page.title().startswith("Sample 2 of 5")
+    # the swapped-in form came without a CSRF token and keeps the page's (its POST below
+    # would be refused with 403 without it)
+    assert page.input_value("#rate-form input[name=csrfmiddlewaretoken]") == token
     page.click(f"label:has(#score-{checks.get(1, 2)})")  # the swapped-in form works by mouse
     page.click("#next")
     page.wait_for_url(re.compile(r"/rate/2/$"))

@@ -102,7 +102,8 @@ def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
     qualify_by_post(client, study)
     participant = Participant.objects.get()
     checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
-    client.get(reverse("participate:rate", args=[study.slug, 0]))
+    first = client.get(reverse("participate:rate", args=[study.slug, 0])).content.decode()
+    assert 'name="csrfmiddlewaretoken"' in first  # a page has its form's token
     for pos in range(7):
         url = reverse("participate:rate", args=[study.slug, pos])
         with CaptureQueriesContext(connection) as queries:
@@ -119,6 +120,9 @@ def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
         assert f"<title>Sample {pos + 2} of 7" in page and 'id="rate-form"' in page
         # what the script swaps in: the title and <main>, not the head, header or scripts
         assert "<main>" in page and "<head>" not in page and "<script" not in page
+        # and no CSRF token: the script keeps the page's, so none is masked or its cookie
+        # sent again with each item
+        assert "csrfmiddlewaretoken" not in page and "csrftoken" not in response.cookies
         assert client.cookies[f"shown_{study.slug}"].value.split(":")[0].startswith(f"{pos + 1}|")
         limit = IN_PAGE_QUERIES + _in_page_check_extra(pos, checks)
         assert len(queries) <= limit, [q["sql"] for q in queries.captured_queries]
