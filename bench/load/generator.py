@@ -23,7 +23,7 @@ import html as htmllib
 import re
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
 FORM = re.compile(r"<form\b([^>]*)>(.*?)</form>", re.I | re.S)
 CONTROL = re.compile(
@@ -33,6 +33,7 @@ CONTROL = re.compile(
 OPTION = re.compile(r"<option\b([^>]*)>", re.I)
 ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?""")
 ASSET = re.compile(r"<(script|link)\b([^>]*)>", re.I)
+FORM_TYPE = "application/x-www-form-urlencoded"
 MAX_STEPS = 200  # pages per participant: a study of 31 items needs about 35
 
 
@@ -156,6 +157,10 @@ class Browser:
 
     async def _request(self, method: str, url: str, **kw) -> Page:
         self.stats.requests += 1
+        if isinstance(kw.get("data"), list):  # a form's fields: urlencoded, as a browser sends
+            # them (aiohttp's FormData gives the same bytes at several times the CPU)
+            kw["data"] = urlencode(kw["data"]).encode()
+            kw["headers"] = {**kw.get("headers", {}), "Content-Type": FORM_TYPE}
         async with self.session.request(method, url, **kw) as r:
             text = await r.text()
             self.stats.requests += len(r.history)

@@ -148,13 +148,16 @@
     var next = doc.querySelector("main");
     var here = document.querySelector("main");
     if (!next || !here) { window.location.assign(url); return; }
-    // the swapped-in form comes without a CSRF token (the server leaves it out): it keeps this one
+    // the swapped-in item comes without what is the same for every item, which the server
+    // leaves out: the form's CSRF token and the guidelines dialog stay from this page
     var token = form && form.querySelector('input[name="csrfmiddlewaretoken"]');
+    var guidelines = document.getElementById("guidelines-dialog");
     here.replaceWith(document.adoptNode(next));
     var nextForm = document.getElementById("rate-form");
     if (token && nextForm && !nextForm.querySelector('input[name="csrfmiddlewaretoken"]')) {
       nextForm.prepend(token);
     }
+    if (guidelines && !document.getElementById("guidelines-dialog")) next.appendChild(guidelines);
     document.title = doc.title;
     if (url !== window.location.pathname) history.pushState({ rating: url }, "", url);
     window.scrollTo(0, 0);

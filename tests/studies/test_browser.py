@@ -189,6 +189,12 @@ def test_next_brings_the_next_item_in_one_request_without_reloading_the_page(
     # the swapped-in form came without a CSRF token and keeps the page's (its POST below
     # would be refused with 403 without it)
     assert page.input_value("#rate-form input[name=csrfmiddlewaretoken]") == token
+    # and without the guidelines dialog, which stays from the page and still opens
+    assert page.locator("#guidelines-dialog").count() == 1
+    page.click("#show-guidelines")
+    assert page.locator("#guidelines-dialog").is_visible()
+    page.click("#close-guidelines")
+    assert not page.locator("#guidelines-dialog").is_visible()
     page.click(f"label:has(#score-{checks.get(1, 2)})")  # the swapped-in form works by mouse
     page.click("#next")
     page.wait_for_url(re.compile(r"/rate/2/$"))

@@ -104,6 +104,7 @@ def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
     checks = {a.position: a.question.expected for a in participant.attention_answers.all()}
     first = client.get(reverse("participate:rate", args=[study.slug, 0])).content.decode()
     assert 'name="csrfmiddlewaretoken"' in first  # a page has its form's token
+    assert 'id="guidelines-dialog"' in first  # and the guidelines
     for pos in range(7):
         url = reverse("participate:rate", args=[study.slug, pos])
         with CaptureQueriesContext(connection) as queries:
@@ -123,6 +124,7 @@ def test_the_rating_script_gets_the_next_item_in_the_answer_to_its_post(client):
         # and no CSRF token: the script keeps the page's, so none is masked or its cookie
         # sent again with each item
         assert "csrfmiddlewaretoken" not in page and "csrftoken" not in response.cookies
+        assert "guidelines-dialog" not in page  # the same for every item: the page keeps its
         assert client.cookies[f"shown_{study.slug}"].value.split(":")[0].startswith(f"{pos + 1}|")
         limit = IN_PAGE_QUERIES + _in_page_check_extra(pos, checks)
         assert len(queries) <= limit, [q["sql"] for q in queries.captured_queries]
