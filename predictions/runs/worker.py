@@ -23,6 +23,7 @@ Only :mod:`predictions.runs.tasks` (and the ``run_model --now`` command) call :f
 from __future__ import annotations
 
 import logging
+import math
 import subprocess
 from collections.abc import Sequence
 
@@ -59,6 +60,18 @@ log = logging.getLogger(__name__)
 MAX_PASSES = 10
 
 
+def output_check(row: Row, out: PredictionOutput) -> None:
+    """A backend's prediction must be a finite number (and its distribution finite numbers):
+    NaN or infinity would be stored, break the run's scores and every JSON that shows it.
+    Raises ``ValueError`` naming the sample, which fails the run with that reason."""
+    values = [out.score, *(out.distribution or ())]
+    if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+        raise ValueError(
+            f"backend returned a non-finite prediction for sample {row.sample.get('id', row.pk)}:"
+            f" score {out.score!r}, distribution {out.distribution!r}"
+        )
+
+
 @transaction.atomic
 def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOutput]) -> int:
     """Store one batch (existing predictions are kept as they are); returns the new count.
@@ -69,6 +82,8 @@ def write_batch(run_id: int, rows: Sequence[Row], outputs: Sequence[PredictionOu
     the others stay missing and :func:`run_execute` reads and predicts them again."""
     if len(outputs) != len(rows):
         raise ValueError(f"backend returned {len(outputs)} predictions for {len(rows)} samples")
+    for row, out in zip(rows, outputs):
+        output_check(row, out)
     current = versions_locked([row.pk for row in rows])
     Prediction.objects.bulk_create(
         [

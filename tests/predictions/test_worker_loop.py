@@ -9,6 +9,7 @@ import time
 import pytest
 from django.db import connection, connections
 
+from predictions.backends.base import PredictionOutput
 from predictions.errors import FitOnScoredSamples
 from predictions.io.files import predict_samples
 from predictions.models import ModelRun, Prediction
@@ -299,6 +300,30 @@ def test_a_run_whose_texts_keep_changing_fails_after_its_passes_instead_of_loopi
     assert run.status == ModelRun.Status.FAILED
     assert "1 samples still had no prediction after 3 passes" in run.error
     assert run.predictions.count() == split.samples.count() - 1
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        PredictionOutput(score=float("inf")),
+        PredictionOutput(score=float("nan")),
+        PredictionOutput(score=3.0, distribution=(0.2, 0.2, float("nan"), 0.2, 0.2)),
+    ],
+)
+def test_a_non_finite_prediction_fails_the_run_naming_the_sample(monkeypatch, output):
+    """A backend that answers NaN or infinity (a broken model server, a division by zero)
+    fails the run with the sample named; nothing of that batch is stored."""
+    split = small_split()
+    run = make_run(split)
+    monkeypatch.setattr(
+        RecordingBackend, "predict_batch", lambda self, samples: [output] * len(samples)
+    )
+    run_execute(run.pk)
+    run.refresh_from_db()
+    first = split.samples.order_by("position").first()
+    assert run.status == ModelRun.Status.FAILED
+    assert f"non-finite prediction for sample {first.dataset_id}" in run.error
+    assert run.predictions.count() == 0
 
 
 def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_samples_showing_it():
