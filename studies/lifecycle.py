@@ -134,9 +134,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
             raise StudyError("Samples can only be changed while the study is a draft.")
         _set_samples(study, samples)
         lists.lists_drop(study=study)  # lists of the old samples: made again on opening
-    if started and fields.get("ratings_per_sample", study.ratings_per_sample) < (
-        study.ratings_per_sample
-    ):
+    ratings = fields.get("ratings_per_sample", study.ratings_per_sample)
+    if started and ratings < study.ratings_per_sample:
         raise StudyError("Ratings per sample cannot go down once the study has been opened.")
     length = fields.get("samples_per_participant", study.samples_per_participant)
     if started and lists.uses_lists(study) and length != study.samples_per_participant:
@@ -144,6 +143,7 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
             "The list length (samples per participant) can only be changed while the study "
             "is a draft."
         )
+    more = ratings > study.ratings_per_sample
     unit = fields.get("one_item_per_word", study.one_item_per_word)  # a new kind's default too
     remake = length != study.samples_per_participant or unit != study.one_item_per_word
     for name, value in fields.items():
@@ -157,7 +157,8 @@ def study_update(*, study: Study, samples=None, **fields) -> Study:
         problem = batch_problem(study)  # the rule opening checks holds while it runs
         if problem:
             raise StudyError(problem)
-        slots_create(study)  # more ratings per sample: their places open now
+        if more:  # their places open now (other settings change no slot)
+            slots_create(study)
     return study
 
 

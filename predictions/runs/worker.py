@@ -23,9 +23,9 @@ Only :mod:`predictions.runs.tasks` (and the ``run_model --now`` command) call :f
 from __future__ import annotations
 
 import logging
-import math
 import subprocess
 from collections.abc import Sequence
+from numbers import Real
 
 from django.conf import settings
 from django.db import transaction
@@ -33,6 +33,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from ambisite.db.statistics import analyze_after_commit
+from ambisite.finite import undefined
 from ambisite.progress import Progress
 from annotations.models import Sample, Split
 from annotations.text_versions import versions_locked
@@ -65,7 +66,7 @@ def output_check(row: Row, out: PredictionOutput) -> None:
     NaN or infinity would be stored, break the run's scores and every JSON that shows it.
     Raises ``ValueError`` naming the sample, which fails the run with that reason."""
     values = [out.score, *(out.distribution or ())]
-    if not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+    if any(not isinstance(v, Real) or undefined(v) for v in values):  # numpy's reals too
         raise ValueError(
             f"backend returned a non-finite prediction for sample {row.sample.get('id', row.pk)}:"
             f" score {out.score!r}, distribution {out.distribution!r}"

@@ -326,6 +326,24 @@ def test_a_non_finite_prediction_fails_the_run_naming_the_sample(monkeypatch, ou
     assert run.predictions.count() == 0
 
 
+def test_a_numpy_score_is_a_number_like_any_other(monkeypatch):
+    """``output_check`` refuses what is not a finite real; numpy's reals (a model's float32
+    output) are reals and are stored as floats."""
+    import numpy as np
+
+    split = small_split()
+    run = make_run(split)
+    monkeypatch.setattr(
+        RecordingBackend,
+        "predict_batch",
+        lambda self, samples: [PredictionOutput(score=np.float32(3.5)) for _ in samples],
+    )
+    run_execute(run.pk)
+    run.refresh_from_db()
+    assert run.status == ModelRun.Status.SUCCEEDED
+    assert set(run.predictions.values_list("score", flat=True)) == {3.5}
+
+
 def test_a_reference_text_edit_drops_an_unfinished_runs_predictions_of_the_samples_showing_it():
     """A run that failed half way, then an edit of a story's reference ending, then a
     retry: the retry predicted only what was left and kept what the model had said about
