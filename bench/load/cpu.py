@@ -126,6 +126,43 @@ def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
     return sorted(found, reverse=True), replaced
 
 
+def switches(pids: list[int]) -> tuple[int, int]:
+    """(voluntary, involuntary) context switches of every thread of ``pids`` so far, from
+    /proc/<pid>/task/*/status (a process gone meanwhile counts nothing). Involuntary ones are
+    the scheduler taking the core from a thread that could have gone on: with more runnable
+    threads than cores, a gunicorn thread holding the GIL is preempted and its process's
+    other threads wait for it."""
+    voluntary = involuntary = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                status = Path(f"/proc/{pid}/task/{task}/status").read_text()
+            except OSError:
+                continue
+            for line in status.splitlines():
+                if line.startswith("voluntary_ctxt_switches:"):
+                    voluntary += int(line.split()[1])
+                elif line.startswith("nonvoluntary_ctxt_switches:"):
+                    involuntary += int(line.split()[1])
+    return voluntary, involuntary
+
+
+def group_pids(pgid: int) -> list[int]:
+    """The live processes of process group ``pgid`` but its leader (gunicorn's workers)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if int(_stat(pid)[2]) == pgid and int(pid) != pgid:
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
 def boot_ticks() -> float:
     """Clock ticks since boot (the unit of a process's start time in /proc)."""
     return float(Path("/proc/uptime").read_text().split()[0]) * HZ
@@ -211,6 +248,7 @@ class Meter:
         self.ticks0 = float("inf")
         self.postmaster: int | None = None
         self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
+        self.switches = lambda: switches(group_pids(server_pgid))
         self.web = lambda: sample(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
         self.pg = lambda: (
             sample(
@@ -231,6 +269,7 @@ class Meter:
             self.postmaster = postmaster_pid(self.database)
         self.pace_before = pace_ms()  # the server idle: before its first request
         self.pace = PaceSampler().start()
+        self.switches0 = self.switches()
         t = os.times()
         self.t0 = (self.web(), self.pg(), t.user + t.system, machine_times(), time.perf_counter())
         self.load0 = os.getloadavg()[0]
@@ -263,6 +302,7 @@ class Meter:
         busy, steal = (now - then for now, then in zip(machine_times(), self.t0[3]))
         wall = time.perf_counter() - self.t0[4]
         workers, replaced = self.workers()
+        voluntary, involuntary = (n - n0 for n, n0 in zip(self.switches(), self.switches0))
         pace_after = pace_ms()  # after the run's own CPU was read: not counted in it
         return {
             "wall_s": round(wall, 1),
@@ -292,4 +332,6 @@ class Meter:
             # live ones above; run_ambisite counts them all) and the CPU of those replaced
             "replaced_workers": replaced,
             "replaced_workers_s": round(web.exited, 1),
+            # the live workers' threads, during the run (a recycled worker's are lost)
+            "web_switches": {"voluntary": voluntary, "involuntary": involuntary},
         }

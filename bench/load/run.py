@@ -171,6 +171,14 @@ def counts(spec: str, capacity: int) -> list[int]:
     return found
 
 
+def _switches(c: dict, r: dict) -> str:
+    """The web threads' context switches per rated item (voluntary/involuntary), when known."""
+    sw, items = c.get("web_switches"), r.get("rated_items") or 0
+    if not sw or not items:
+        return ""
+    return f" switches/item {sw['voluntary'] / items:.1f}/{sw['involuntary'] / items:.2f};"
+
+
 def line(tool: str, n: int, r: dict) -> str:
     p, a, c = r["pair_ms"], r["arrivals"], r["cpu"]
     pace = c.get("pace_during_ms", {})
@@ -185,7 +193,8 @@ def line(tool: str, n: int, r: dict) -> str:
         f" gen {c['generator_s']} other {c['other_s']} s "
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
         f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
-        f" +{c.get('replaced_workers_s', 0.0)} s; steal {c.get('steal_pct', 0.0)} %,"
+        f" +{c.get('replaced_workers_s', 0.0)} s;{_switches(c, r)}"
+        f" steal {c.get('steal_pct', 0.0)} %,"
         f" pace {c.get('pace_ms')} ms, during p10/p50/p90 {pace.get('p10')}/{pace.get('p50')}"
         f"/{pace.get('p90')})"
     )

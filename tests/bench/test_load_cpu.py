@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -140,3 +141,32 @@ def test_a_sampler_stopped_at_once_reports_no_pace():
 
 def test_the_pace_of_this_machine_is_measured():
     assert 0 < cpu.pace_ms() < 5_000
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads Linux's /proc")
+def test_a_live_thread_s_voluntary_switches_are_counted():
+    """A thread of this process that sleeps 50 times switches voluntarily at least 50 times,
+    and ``switches`` finds it among this process's threads; a process gone counts nothing."""
+    me = os.getpid()
+    release = threading.Event()
+    slept = threading.Event()
+
+    def naps():
+        for _ in range(50):
+            time.sleep(0.001)
+        slept.set()
+        release.wait(10)
+
+    before = cpu.switches([me])
+    worker = threading.Thread(target=naps)
+    worker.start()
+    try:
+        assert slept.wait(10)
+        after = cpu.switches([me])
+    finally:
+        release.set()
+        worker.join(10)
+    assert after[0] - before[0] >= 50
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert cpu.switches([gone.pid]) == (0, 0)
