@@ -3,14 +3,19 @@
 Every value can be changed from the environment (docs/deployment.md); a malformed number
 stops gunicorn at start-up.
 
-Why 3 processes x 4 threads by default (on the 2-core machine this is tuned on): a request
+Why 2 processes x 4 threads by default (on the 2-core machine this is tuned on): a request
 spends much of its time waiting on PostgreSQL, during which its thread releases the GIL, so
-threads keep a process busy; but only one thread of a process runs Python at a time, so at
-least one process per core plus one is needed to keep both cores working while another
-process waits. In the load measurements of issue 10, 3x4 served more rated items per second
-than 2x4 at 50 participants. 12 threads hold at most 12 persistent database connections
-(DB_CONN_MAX_AGE), far below PostgreSQL's default of 100 even with a second web container.
-On a bigger machine start from WEB_CONCURRENCY = cores + 1 and measure (`make bench-load`).
+threads keep a process busy while another of its threads waits; and with one process per
+core both cores run Python while PostgreSQL and the proxy take what the waits leave. A third
+process (the default until 2026-11-28) only added a process to switch between: measured
+alternating with this worker class, 2x4 served 308-400 rated items/s against 298-372 for
+3x4 (mean +8 %, 200 participants), with 3.35-4.11 against 3.82-4.74 ms of web CPU and
+1.58-2.00 against 1.85-2.13 ms of PostgreSQL CPU per rated item, and got a release burst's
+arrivals to their first item at a p95 of 0.95-4.02 s (median 1.03) against 1.68-2.75 s
+(median 2.29) (docs/performance-log.md, "Two processes, not three"). 8 threads hold at most
+8 persistent database connections (DB_CONN_MAX_AGE), far below PostgreSQL's default of 100
+even with a second web container. On a bigger machine start from WEB_CONCURRENCY = cores
+and measure (`make bench-load BENCH_LOAD_ARGS="--sizes 4x4,5x4 --tools ambisite"`).
 
 Why keep-alive is off: so that every request is accepted anew by a worker with room, instead
 of going to the worker that happened to accept its client's connection (the comment at
@@ -35,7 +40,7 @@ bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000").split(",")
 # Arrivals first: a rater's next item is served after other requests (the module's docstring).
 ARRIVALS_FIRST = "ambisite.gunicorn_worker.ArrivalsFirstWorker"
 worker_class = os.environ.get("GUNICORN_WORKER_CLASS", ARRIVALS_FIRST)
-workers = _int("WEB_CONCURRENCY", 3)
+workers = _int("WEB_CONCURRENCY", 2)
 threads = _int("GUNICORN_THREADS", 4)
 
 # The app is imported once in the master and the workers are forked from it: every worker is

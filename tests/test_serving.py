@@ -157,9 +157,9 @@ def _conf(monkeypatch, **env) -> dict:
     return runpy.run_path(str(GUNICORN_CONF))
 
 
-def test_gunicorn_defaults_to_three_gthread_workers_of_four_threads_on_loopback(monkeypatch):
+def test_gunicorn_defaults_to_two_gthread_workers_of_four_threads_on_loopback(monkeypatch):
     conf = _conf(monkeypatch)
-    assert (conf["workers"], conf["threads"]) == (3, 4)
+    assert (conf["workers"], conf["threads"]) == (2, 4)
     assert conf["worker_class"] == "ambisite.gunicorn_worker.ArrivalsFirstWorker"  # gthread's
     assert conf["bind"] == ["127.0.0.1:8000"]
     assert conf["accesslog"] is None

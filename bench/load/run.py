@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import runpy
 import signal
 import socket
 import subprocess
@@ -171,6 +172,13 @@ def counts(spec: str, capacity: int) -> list[int]:
     return found
 
 
+def repo_size() -> str:
+    """The workers x threads of the repo's gunicorn config (ambisite/gunicorn.conf.py, its
+    defaults unless WEB_CONCURRENCY or GUNICORN_THREADS say otherwise here)."""
+    conf = runpy.run_path(str(tool_ambisite.GUNICORN_CONFIG))
+    return f"{conf['workers']}x{conf['threads']}"
+
+
 def _switches(c: dict, r: dict) -> str:
     """The web threads' context switches per rated item (voluntary/involuntary), when known."""
     sw, items = c.get("web_switches"), r.get("rated_items") or 0
@@ -257,8 +265,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--sizes",
-        default="3x4",
-        help="AmbiSite's gunicorn workers x threads, one run each (the repo's config: 3x4)",
+        default=repo_size(),
+        help="AmbiSite's gunicorn workers x threads, one run each (default: the repo's"
+        f" config, {repo_size()})",
     )
     parser.add_argument(
         "--clients",
