@@ -13,6 +13,8 @@ that they are still the reference.
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q, QuerySet
 
@@ -33,6 +35,13 @@ SAMPLE_PATHS: dict[str, tuple[str, str]] = {
     TextVersion.Kind.SETUP: ("story__setup_id", "story__setup__version"),
     TextVersion.Kind.STORY: ("story_id", "story__version"),
     TextVersion.Kind.SENSE: ("sense_id", "sense__version"),
+}
+# Each kind's model, in the order a reference edit locks them (:func:`text_objects`): locks
+# taken in another order could deadlock against an edit.
+MODELS_IN_LOCK_ORDER: dict[str, type[TextObject]] = {
+    TextVersion.Kind.STORY: Story,
+    TextVersion.Kind.SETUP: Setup,
+    TextVersion.Kind.SENSE: Sense,
 }
 
 
@@ -75,17 +84,20 @@ def versions_locked(sample_ids: list[int]) -> dict[int, Versions]:
     locked until the transaction ends (``FOR NO KEY UPDATE``; stories, setups, then senses,
     in the order a reference edit locks them): no reference edit of these samples commits
     between this read and the caller's write, and one already under way is waited for."""
-    shown = list(
-        Sample.objects.filter(pk__in=sample_ids).values_list(
-            "pk", "story_id", "story__setup_id", "sense_id"
-        )
+    rows = Sample.objects.filter(pk__in=sample_ids).values_list(
+        "pk", *(SAMPLE_PATHS[kind][0] for kind in KINDS)
     )
-    stories = _lock_versions(Story.objects.all(), {row[1] for row in shown})
-    setups = _lock_versions(Setup.objects.all(), {row[2] for row in shown})
-    senses = _lock_versions(Sense.objects.all(), {row[3] for row in shown} - {None})
+    shown = {pk: dict(zip(KINDS, ids)) for pk, *ids in rows}
+    locked = {
+        kind: _lock_versions(model.objects.all(), {ids[kind] for ids in shown.values()} - {None})
+        for kind, model in MODELS_IN_LOCK_ORDER.items()
+    }
     return {
-        pk: (setups[setup], stories[story], senses[sense] if sense is not None else None)
-        for pk, story, setup, sense in shown
+        pk: cast(
+            Versions,
+            tuple(locked[kind][ids[kind]] if ids[kind] is not None else None for kind in KINDS),
+        )
+        for pk, ids in shown.items()
     }
 
 
