@@ -13,6 +13,8 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import QuerySet
+
 from annotations.models import Rating, Sample, Split, TaskKind
 from annotations.text_versions import Versions, versions_shown
 from predictions.errors import FitOnScoredSamples
@@ -29,13 +31,17 @@ class Row:
     versions: Versions  # the reference versions of the texts in ``sample``
 
 
-def split_rows(split: Split, *, labels: bool = False) -> list[Row]:
+def split_rows(
+    split: Split, *, labels: bool = False, only: QuerySet[Sample] | None = None
+) -> list[Row]:
     """The split's samples in file order as backend dicts (labels only when asked, for fitting:
     ``choices`` from valid ratings and their ``average``; a sense-choice sample's ``gold``
-    candidate index)."""
+    candidate index); with ``only``, just those of them (read in the same query)."""
+    samples = Sample.objects.filter(split=split)
+    if only is not None:
+        samples = samples.filter(pk__in=only.values("pk"))
     qs = (
-        Sample.objects.filter(split=split)
-        .with_related()
+        samples.with_related()
         .select_related("pair")
         .prefetch_related("candidates")
         .order_by("position")

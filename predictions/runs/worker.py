@@ -190,9 +190,10 @@ def pending_samples(run: ModelRun) -> QuerySet[Sample]:
 
 
 def pending_rows(run: ModelRun) -> list[Row]:
-    """:func:`pending_samples` as backend rows, their texts read now."""
-    todo = set(pending_samples(run).values_list("pk", flat=True))
-    return [row for row in split_rows(run.split) if row.pk in todo]
+    """:func:`pending_samples` as backend rows, their texts read now: only theirs, so a pass
+    after a reference edit reads the few samples it left without a prediction, not the
+    whole split again."""
+    return split_rows(run.split, only=pending_samples(run))
 
 
 def predict_rows(

@@ -302,6 +302,38 @@ def test_a_run_whose_texts_keep_changing_fails_after_its_passes_instead_of_loopi
     assert run.predictions.count() == split.samples.count() - 1
 
 
+def test_a_later_pass_reads_only_the_samples_still_without_a_prediction(monkeypatch):
+    """A reference edit during a pass leaves a sample without a prediction; the next pass
+    reads (and predicts) that sample's new texts only, not every text of the split again."""
+    from predictions.runs import rows, worker
+
+    split = small_split()
+    run = make_run(split)
+    unlucky = split.samples.order_by("position").first()
+    locked, backend_dict = worker.versions_locked, rows.backend_dict
+    edits: list[int] = []
+
+    def changed_once(sample_ids):
+        found = locked(sample_ids)
+        if unlucky.pk in found and not edits:
+            edits.append(unlucky.pk)
+            found[unlucky.pk] = (-1, -1, None)  # as if an edit had committed just before
+        return found
+
+    read: list[int] = []
+
+    def reading(sample):
+        read.append(sample.pk)
+        return backend_dict(sample)
+
+    monkeypatch.setattr(worker, "versions_locked", changed_once)
+    monkeypatch.setattr(rows, "backend_dict", reading)
+    run = run_execute(run.pk)
+    assert run.status == ModelRun.Status.SUCCEEDED and run.predictions.count() == 24
+    assert len(read) == 24 + 1 and read[-1] == unlucky.pk  # before: 24 + 24
+    assert RecordingBackend.seen[-1] == [unlucky.dataset_id]
+
+
 @pytest.mark.parametrize(
     "output",
     [
