@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+
+# The bounds of a finite score. Not float("inf"): SQLite's schema editor writes it into the
+# constraint as ``inf``, which SQLite reads as a column's name. NaN fails both bounds in
+# PostgreSQL (it sorts above every number) and SQLite stores it as NULL (refused by NOT NULL).
+LARGEST_FLOAT = sys.float_info.max
 
 
 class ModelRunQuerySet(models.QuerySet):
@@ -98,7 +105,11 @@ class Prediction(models.Model):
     class Meta:
         ordering = ["run_id", "sample_id"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "sample"], name="one_prediction_per_sample")
+            models.UniqueConstraint(fields=["run", "sample"], name="one_prediction_per_sample"),
+            models.CheckConstraint(
+                condition=Q(score__gte=-LARGEST_FLOAT, score__lte=LARGEST_FLOAT),
+                name="prediction_score_finite",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import transaction
 
+from ambisite.finite import undefined
 from annotations.models import Rating, Sample
 from predictions.calibration import TRANSFORMS, out_of_fold, own_and_partner
 from predictions.errors import FitOnScoredSamples
@@ -128,6 +129,9 @@ def derive_values(
         values, fitted_on = _fit_on_split(transform, kind, rows, X, fit_sources)
     else:
         values, fitted_on = _fit_out_of_fold(transform, rows, X, sources, folds)
+    bad = sum(undefined(v) for v in np.asarray(values, dtype=float).tolist())
+    if bad:  # given parameters can divide by zero, and the database refuses such a prediction
+        raise ValueError(f"{bad} of {len(rows)} derived values are NaN or infinite")
     return rows, values, {**fitted_on, "runs": [r.pk for r in sources]}
 
 

@@ -73,6 +73,17 @@ def test_it_squashes_into_the_band_with_given_parameters(splits):
     assert run.scores["spearman"] == pytest.approx(source.scores["spearman"], abs=1e-12)
 
 
+def test_it_refuses_parameters_that_make_a_value_infinite_and_stores_nothing(splits):
+    """A stored prediction must be finite (``prediction_score_finite``): a zero SD divides
+    by zero, and the researcher is told so instead of a database error."""
+    dev, _ = splits
+    source = random_run(dev)
+    params = {"mu": [0.0], "sd": [0.0], "coef": [1.0], "bias": 3.0}
+    with pytest.raises(ValueError, match="30 of 30 derived values are NaN or infinite"):
+        run_derive(name="x", kind="stack", sources=[source], fit="none", params=params)
+    assert ModelRun.objects.filter(backend__startswith="derived:").count() == 0
+
+
 def test_it_blends_each_sense_with_the_other_sense_of_its_story_out_of_fold(splits):
     dev, _ = splits
     run = run_derive(name="pairs", kind="pair_blend", sources=[random_run(dev)], fit="oof", folds=5)
