@@ -5,20 +5,23 @@ A database from before the worker refused a backend's non-finite output may hold
 They are removed first, and every run that held any is marked failed (a cancelled one stays
 cancelled) with a reason naming how many, its finite predictions kept and its scores
 cleared, since they were computed with the removed rows: a retry predicts those samples
-again (the worker now refuses a non-finite output, naming the sample). Reversed, the
+again (the worker now refuses a non-finite output, naming the sample). The runs' data
+version is bumped, so that no dashboard serves a figure cached with them. Reversed, the
 constraint goes; the removed rows do not come back.
 """
 
+import random
 import sys
 
 from django.db import migrations, models
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 # As ``predictions.models`` has them (copied: a migration keeps its own).
 LARGEST_FLOAT = sys.float_info.max
 FINITE = Q(score__gte=-LARGEST_FLOAT, score__lte=LARGEST_FLOAT)
 KEEP_STATUS = ("failed", "cancelled")
+RUNS = "~runs"  # annotations.data_versions.RUNS: the data version of the model runs
 
 
 def reason(count: int) -> str:
@@ -50,10 +53,16 @@ def non_finite_removed(apps, schema_editor):
             scores=None,
             finished_at=run.finished_at or now,
         )
+    DataVersion = apps.get_model("annotations", "DataVersion")
+    row, _ = DataVersion.objects.get_or_create(kind=RUNS, split_id=0, shard=0)
+    DataVersion.objects.filter(pk=row.pk).update(n=F("n") + 1, stamp=random.getrandbits(31))
 
 
 class Migration(migrations.Migration):
-    dependencies = [("predictions", "0005_fit_split_field")]
+    dependencies = [
+        ("annotations", "0008_data_versions"),
+        ("predictions", "0005_fit_split_field"),
+    ]
 
     operations = [
         migrations.RunPython(non_finite_removed, migrations.RunPython.noop),

@@ -47,8 +47,14 @@ def _migrate(target: str) -> None:
 def test_the_migration_removes_non_finite_predictions_and_fails_the_runs_that_held_them():
     """An older database may hold a backend's NaN or infinite output (the worker stored it
     as it came until df34007): the constraint's migration removes those rows, keeps the
-    finite ones and says so in each run's error, so that a retry predicts them again."""
+    finite ones and says so in each run's error, so that a retry predicts them again; the
+    dashboards recompute what they cached with those rows."""
     from django.db import connection
+
+    from annotations.data_versions import RUNS, DataVersion
+
+    def runs_version() -> list[tuple[int, int]]:
+        return list(DataVersion.objects.filter(kind=RUNS).values_list("n", "stamp"))
 
     split = small_split(setups=1)
     samples = list(split.samples.order_by("position"))
@@ -70,6 +76,7 @@ def test_the_migration_removes_non_finite_predictions_and_fails_the_runs_that_he
         held = run("succeeded", [*bad, 3.0, 2.0], done=5, scores={"spearman": 0.5})
         cancelled = run("cancelled", [1.0, float("inf")], error="cancelled by a researcher")
         clean = run("succeeded", [3.0] * 6, done=6, scores={"spearman": 0.1})
+        before = runs_version()
     finally:
         _migrate("0006_prediction_score_finite")
     held.refresh_from_db()
@@ -80,6 +87,7 @@ def test_the_migration_removes_non_finite_predictions_and_fails_the_runs_that_he
     cancelled.refresh_from_db()
     assert (cancelled.status, cancelled.done) == ("cancelled", 1)
     assert cancelled.error.startswith("cancelled by a researcher\n1 NaN or infinite prediction ")
+    assert runs_version() != before  # no dashboard figure cached with the removed rows
     clean.refresh_from_db()
     assert (clean.status, clean.done, clean.scores, clean.error) == (
         "succeeded", 6, {"spearman": 0.1}, ""
