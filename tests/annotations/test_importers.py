@@ -3,7 +3,6 @@
 import copy
 import json
 import threading
-import time
 
 import pytest
 from django.db import connection, connections, transaction
@@ -19,6 +18,7 @@ from annotations.importers import (
 from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
 from tests.conftest import load_split_json
 from tests.factories import ambistory_sample, ambistory_setup
+from tests.locks import a_backend_waits_on
 
 pytestmark = pytest.mark.django_db
 MODELS = (Homonym, Sense, Setup, Story, Sample, Rater, Rating, Split)
@@ -203,20 +203,6 @@ def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
     assert _counts() == before
 
 
-def _blocked_by_me(timeout: float) -> None:
-    """Return once another connection waits on a lock this one holds (or after ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT EXISTS (SELECT 1 FROM pg_stat_activity"
-                " WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)))"
-            )
-            if cursor.fetchone()[0]:
-                return
-            time.sleep(0.02)
-
-
 def _at_once(first: dict, second: dict) -> list:
     """Import ``first`` into dev and hold its transaction open until the import of
     ``second`` (started meanwhile, in another thread and connection) waits on it; then
@@ -230,7 +216,8 @@ def _at_once(first: dict, second: dict) -> list:
             with transaction.atomic():
                 ambistory_import(samples=parse_ambistory(first), split="dev")
                 imported.set()
-                _blocked_by_me(timeout=10)  # the second import waits on this transaction
+                if not a_backend_waits_on():  # the second import, on this transaction
+                    raise AssertionError("the second import never waited on the first")
         except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
             outcome.append(exc)
         finally:

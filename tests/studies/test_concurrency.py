@@ -14,6 +14,7 @@ from django.db import connection, connections, transaction
 from annotations.models import RaterExclusion, Rating, Sample
 from studies import assignment, services
 from studies.models import ListSlot, Participant, Slot, Study
+from tests.locks import a_backend_waits_on, backend_pid
 
 from .helpers import open_study, participant_row, pid, qualify, rate_all, wait_for_connections
 
@@ -325,21 +326,6 @@ def test_the_consents_of_one_process_take_turns_at_the_claim_gate(settings, per_
     assert most[0] == 1 if per_process == 1 else most[0] > 1
 
 
-def _a_backend_waits_on_a_lock(timeout: float = 20.0) -> bool:
-    """Whether another connection of this database is blocked on a lock (within ``timeout``)."""
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            )
-            if cursor.fetchone()[0]:
-                return True
-            time.sleep(0.05)
-    return False
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("assignment_kind", ["samples", "lists"])
 def test_a_replacement_opened_while_the_ratings_per_sample_go_up_takes_its_own_number(
@@ -359,6 +345,7 @@ def test_a_replacement_opened_while_the_ratings_per_sample_go_up_takes_its_own_n
     participant = services.participant_arrive(study=study, pid=pid(1))
     locked, go = threading.Event(), threading.Event()
     errors: list[str] = []
+    holder: list[int] = []  # the settings change's backend
 
     def more_ratings() -> None:
         try:
@@ -366,6 +353,7 @@ def test_a_replacement_opened_while_the_ratings_per_sample_go_up_takes_its_own_n
                 row = Study.objects.select_for_update().get(pk=study.pk)
                 Study.objects.filter(pk=study.pk).update(ratings_per_sample=3)
                 row.ratings_per_sample = 3
+                holder.append(backend_pid())
                 locked.set()
                 go.wait(timeout=30)
                 assignment.slots_create(row)
@@ -390,7 +378,7 @@ def test_a_replacement_opened_while_the_ratings_per_sample_go_up_takes_its_own_n
     assert locked.wait(timeout=30)
     second = threading.Thread(target=exclude)
     second.start()
-    waited = _a_backend_waits_on_a_lock()  # the exclusion, on the study row
+    waited = bool(holder) and a_backend_waits_on(holder[0])  # the exclusion, on the study row
     go.set()
     first.join(timeout=60)
     second.join(timeout=60)
