@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from annotations.importers import positions_after
 from annotations.models import Dataset, Sample, Setup, Split, Story
 from studies import services as study_services
 from studies.models import Study
@@ -309,14 +310,18 @@ def rating_study_create(
 ) -> Study:
     """One step from written stories to a plausibility rating study: for every setup its
     stories (open-ended and one accepted ending per sense) times its two senses become
-    samples of the new split ``dataset/split``, and a draft rating study over them."""
+    samples of the new split ``dataset/split``, and a draft rating study over them. The
+    split is locked and numbered as the importers do (``positions_after``) before it is
+    checked for samples: a second creation into the same split at once waits for the first
+    and is then refused for the split's samples, instead of also finding it empty."""
     if not written:
         raise WritingError("Choose at least one setup.")
     ds, _ = Dataset.objects.get_or_create(
         name=dataset, defaults={"title": f"{dataset} (written on AmbiSite)"}
     )
-    sp, created = Split.objects.get_or_create(dataset=ds, name=split)
-    if not created and sp.samples.exists():
+    sp, _ = Split.objects.get_or_create(dataset=ds, name=split)
+    numbers = positions_after([sp.pk])[sp.pk]  # first: the lock (see there)
+    if sp.samples.exists():
         raise WritingError(f"The split {sp} already has samples; choose a new split name.")
     rows = []
     for item in written:
@@ -349,7 +354,7 @@ def rating_study_create(
         )
     samples = Sample.objects.bulk_create(
         Sample(split=sp, story=story, sense=sense, dataset_id=str(n), sample_id=str(n), position=n)
-        for n, (story, sense) in enumerate(rows)
+        for n, (story, sense) in zip(numbers, rows)
     )
     fields.setdefault("samples_per_participant", min(30, len(written)))
     fields["samples_per_participant"] = min(fields["samples_per_participant"], len(written))

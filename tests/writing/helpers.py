@@ -99,6 +99,35 @@ def qualified_writer(study: Study, n: int) -> Participant:
     return participant
 
 
+def written_setups(researcher, n: int) -> list:
+    """``n`` written setups: accepted sentences of one writer, each with a precontext."""
+    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=n)
+    writer = qualified_writer(study, 1)
+    written = []
+    for k in range(n):
+        draw = services.draw_current(participant=writer)
+        sentence = services.sentence_submit(
+            participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
+        )
+        sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
+        text = f'Story {k} begins. Something happens, "quoted". Then it goes on.'
+        precontext = review.precontext_write(sentence=sentence, text=text, by=researcher)
+        written.append(review.setup_make(precontext=precontext, by=researcher))
+    return written
+
+
+def write_endings(written: list, researcher) -> None:
+    """Two writers' endings for every setup of ``written``, each accepted: all ready."""
+    study = open_writing_study(Study.Activity.ENDINGS, slug="e", per=len(written), setups=written)
+    for n in (1, 2):
+        writer = qualified_writer(study, 100 + n)
+        for slot in services.ending_slots_hold(participant=writer):
+            ending = services.ending_submit(
+                participant=writer, slot_id=slot.pk, text=f"Ending {slot.pk}: it was über nice."
+            )
+            review.ending_review(ending=ending, decision="accepted", by=researcher)
+
+
 def llm_endpoint(settings, server) -> None:
     settings.LLM_ENDPOINTS = {
         "test": {"base_url": server.base_url, "api_key_env": "", "models": ["*"]}

@@ -1,12 +1,25 @@
 """writing/review.py's reviews: the current review again (a double click, a resubmitted
-form) records nothing; another decision is a new one, logged."""
+form) records nothing; another decision is a new one, logged. Two rating studies created
+into one split at once: the second waits for the first and is refused."""
 
 from __future__ import annotations
 
-import pytest
+import threading
 
+import pytest
+from django.db import connection, connections, transaction
+
+from annotations.models import Dataset, Sample, Split
 from studies.models import Study
-from tests.writing.helpers import SENTENCES, make_pool, open_writing_study, qualified_writer
+from tests.locks import a_backend_waits_on
+from tests.writing.helpers import (
+    SENTENCES,
+    make_pool,
+    open_writing_study,
+    qualified_writer,
+    write_endings,
+    written_setups,
+)
 from writing import review, services
 from writing.models import ReviewDecision, Sentence
 
@@ -63,3 +76,70 @@ def test_a_different_second_decision_is_a_new_decision_and_logged(researcher):
     review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
     assert [d for d, _, _ in _log(sentence)] == ["accepted", "rejected", "rejected", "accepted"]
     assert Sentence.objects.get(pk=sentence.pk).decision == "accepted"
+
+
+def _two_creations_at_once(first: list, second: list, researcher) -> list:
+    """Create a rating study of ``first`` into mine/s1 and hold its transaction open until a
+    creation of ``second`` into mine/s1 (started meanwhile, in another thread and connection)
+    waits on it; then commit. Returns the first's study and the second's, or the exceptions."""
+    created, outcome = threading.Event(), []
+
+    def create(written: list, slug: str) -> Study:
+        return review.rating_study_create(
+            written=written, title=slug, slug=slug, dataset="mine", split="s1", by=researcher
+        )
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                outcome.append(create(first, "first"))
+                created.set()
+                if not a_backend_waits_on():  # the second creation, on this transaction
+                    raise AssertionError("the second creation never waited on the first")
+        except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
+            outcome.append(exc)
+        finally:
+            created.set()
+            connections.close_all()
+
+    def meanwhile() -> None:  # started while the first's samples are uncommitted
+        try:
+            created.wait(timeout=30)
+            outcome.append(create(second, "second"))
+        except Exception as exc:  # noqa: BLE001
+            outcome.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=meanwhile)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return outcome
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("empty_split", [True, False], ids=["empty-split", "no-split"])
+def test_a_second_rating_study_into_one_split_at_once_waits_and_is_refused(researcher, empty_split):
+    """The second creation (other setups, so only the split is shared) locks the split in
+    ``positions_after`` before it looks for samples, so it waits for the first's commit and
+    then finds its samples. Before, into a split that existed empty, it found none, wrote
+    its own under the same ids and failed on the samples' unique constraint (an
+    IntegrityError, not the refusal); a split made by the first was ordered by its own
+    unique constraint already."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    make_pool()
+    written = written_setups(researcher, 2)
+    write_endings(written, researcher)
+    if empty_split:  # a split whose samples went with their setups may be used again
+        Split.objects.create(dataset=Dataset.objects.create(name="mine", title="Mine"), name="s1")
+    outcome = _two_creations_at_once([written[0]], [written[1]], researcher)
+    assert [type(o) for o in outcome] == [Study, services.WritingError], outcome
+    assert "mine/s1 already has samples; choose a new split name" in str(outcome[1])
+    assert list(Study.objects.filter(activity=Study.Activity.RATING)) == [outcome[0]]
+    samples = Sample.objects.filter(split__name="s1")
+    assert set(samples.values_list("story__setup", flat=True)) == {written[0].setup_id}
+    assert sorted(samples.values_list("position", flat=True)) == list(range(6))

@@ -14,41 +14,13 @@ import pytest
 from django.core.management import call_command
 
 from studies import services as study_services
-from studies.models import Study
 from tests.studies.helpers import pid, qualify, rate_all
-from tests.writing.helpers import SENTENCES, make_pool, open_writing_study, qualified_writer
-from writing import review, services
+from tests.writing.helpers import make_pool, write_endings, written_setups
+from writing import review
 
 pytestmark = pytest.mark.django_db
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def written_setups(researcher, n: int) -> list:
-    study = open_writing_study(Study.Activity.SENTENCES, slug="w", per=n)
-    writer = qualified_writer(study, 1)
-    written = []
-    for k in range(n):
-        draw = services.draw_current(participant=writer)
-        sentence = services.sentence_submit(
-            participant=writer, draw_id=draw.pk, text=SENTENCES[draw.pair.homonym.form]
-        )
-        sentence = review.sentence_review(sentence=sentence, decision="accepted", by=researcher)
-        text = f'Story {k} begins. Something happens, "quoted". Then it goes on.'
-        precontext = review.precontext_write(sentence=sentence, text=text, by=researcher)
-        written.append(review.setup_make(precontext=precontext, by=researcher))
-    return written
-
-
-def write_endings(written: list, researcher) -> None:
-    study = open_writing_study(Study.Activity.ENDINGS, slug="e", per=len(written), setups=written)
-    for n in (1, 2):
-        writer = qualified_writer(study, 100 + n)
-        for slot in services.ending_slots_hold(participant=writer):
-            ending = services.ending_submit(
-                participant=writer, slot_id=slot.pk, text=f"Ending {slot.pk}: it was über nice."
-            )
-            review.ending_review(ending=ending, decision="accepted", by=researcher)
 
 
 def manage(env: dict, *args: str) -> None:
