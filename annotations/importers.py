@@ -200,7 +200,11 @@ class ImportReport:
 
 def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -> dict:
     """Fetch rows by natural key and bulk-create the missing ones (in the order of ``keys``,
-    so ids follow the file); returns ``{key: row}``."""
+    so ids follow the file); returns ``{key: row}``. Another import may create the same rows
+    at once (two splits that share a new homonym or setup: their split locks do not order
+    them): the insert skips a row that exists by then (``ON CONFLICT DO NOTHING`` waits for
+    the other transaction) and the read back finds it, where a plain insert failed on the
+    natural key's unique constraint (each ``model`` here has that one only)."""
     found: dict = {}
     lookup_field = key_fields[0]
     firsts = {k[0] for k in keys}
@@ -208,7 +212,9 @@ def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) ->
         found[tuple(getattr(row, f) for f in key_fields)] = row
     missing = [k for k in keys if k not in found]
     if missing:
-        model.objects.bulk_create([build(k) for k in missing], batch_size=500)
+        model.objects.bulk_create(
+            [build(k) for k in missing], batch_size=500, ignore_conflicts=True
+        )
         for row in model.objects.filter(**{f"{lookup_field}__in": {k[0] for k in missing}}):
             found.setdefault(tuple(getattr(row, f) for f in key_fields), row)
     return found
@@ -236,7 +242,8 @@ def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
 
 
 def homonym_ids(forms: Iterable[str]) -> dict[str, int]:
-    """The id of each homonym by its form, found or bulk-created (``get_or_create_many``)."""
+    """The id of each homonym by its form, found or bulk-created (``get_or_create_many``,
+    safe when another import creates the same homonym at once): every importer's homonyms."""
     rows = get_or_create_many(
         Homonym,
         dict.fromkeys((form,) for form in forms),

@@ -15,7 +15,8 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from annotations.models import Homonym, Sense
+from annotations.importers import homonym_ids
+from annotations.models import Sense
 from studies import late, locks
 from studies import services as study_services
 from studies.models import Participant, Study
@@ -67,18 +68,22 @@ def pair_add(
         raise WritingError("A pool entry needs a word and two meanings.")
     if gloss_a == gloss_b and example_a.strip() == example_b.strip():
         raise WritingError("The two meanings must differ.")
-    homonym, _ = Homonym.objects.get_or_create(form=form)
+    homonym_id = homonym_ids([form])[form]
     sense_a, _ = Sense.objects.get_or_create(
-        homonym=homonym, gloss=gloss_a, example_sentence=example_a.strip()
+        homonym_id=homonym_id, gloss=gloss_a, example_sentence=example_a.strip()
     )
     sense_b, _ = Sense.objects.get_or_create(
-        homonym=homonym, gloss=gloss_b, example_sentence=example_b.strip()
+        homonym_id=homonym_id, gloss=gloss_b, example_sentence=example_b.strip()
     )
     pair = pair_of(sense_a, sense_b)
     if pair is not None:
         return pair, False
     pair = SensePair(
-        homonym=homonym, sense_a=sense_a, sense_b=sense_b, pos_a=pos_a.strip(), pos_b=pos_b.strip()
+        homonym_id=homonym_id,
+        sense_a=sense_a,
+        sense_b=sense_b,
+        pos_a=pos_a.strip(),
+        pos_b=pos_b.strip(),
     )
     if flag_pos and pair.differs_in_pos:
         pair.excluded = True

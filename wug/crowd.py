@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from annotations.import_limits import length_problem
-from annotations.importers import positions_after, stories_without_ending
+from annotations.importers import homonym_ids, positions_after, stories_without_ending
 from annotations.models import Dataset, Homonym, Sample, Split, Story, TaskKind
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
@@ -174,11 +174,11 @@ def round_pairs(
     return next_round(uses, labels, asked, n, seed=seed, criteria=criteria)
 
 
-def _pair_stories(homonym: Homonym, ordered: list[list[Use]]) -> list[Story]:
+def _pair_stories(homonym_id: int, ordered: list[list[Use]]) -> list[Story]:
     """The story (without ending) of each pair's setup: its uses' labels under the lemma.
     Setups are unique by those texts, so an existing one is reused: a word of the same lemma
     with the same uses, or a deleted study's sample of the pair, has it already."""
-    keys = [(homonym.pk, use_label(a), use_label(b)) for a, b in ordered]
+    keys = [(homonym_id, use_label(a), use_label(b)) for a, b in ordered]
     stories = stories_without_ending(keys)
     return [stories[k] for k in keys]
 
@@ -192,11 +192,11 @@ def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sampl
         defaults={"title": f"Use pairs of {word.name}"[:200], "task_kind": TaskKind.USE_PAIR},
     )
     split, _ = Split.objects.get_or_create(dataset=dataset, name="pairs")
-    homonym, _ = Homonym.objects.get_or_create(form=word.lemma)  # its length: _checked_words
+    homonym_id = homonym_ids([word.lemma])[word.lemma]  # its length: _checked_words
     uses = {u.identifier: u for u in Use.objects.filter(word=word)}
     ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
     numbers = positions_after([split.pk])[split.pk]
-    stories = _pair_stories(homonym, ordered)
+    stories = _pair_stories(homonym_id, ordered)
     samples = Sample.objects.bulk_create(
         Sample(split=split, story=story, dataset_id=str(n), position=n)
         for story, n in zip(stories, numbers)

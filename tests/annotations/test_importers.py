@@ -203,10 +203,10 @@ def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
     assert _counts() == before
 
 
-def _at_once(first: dict, second: dict) -> list:
-    """Import ``first`` into dev and hold its transaction open until the import of
-    ``second`` (started meanwhile, in another thread and connection) waits on it; then
-    commit. Returns the exceptions raised and the second import's report."""
+def _at_once(first: dict, second: dict, splits: tuple[str, str] = ("dev", "dev")) -> list:
+    """Import ``first`` into ``splits[0]`` and hold its transaction open until the import of
+    ``second`` into ``splits[1]`` (started meanwhile, in another thread and connection) waits
+    on it; then commit. Returns the exceptions raised and the second import's report."""
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
     imported, outcome = threading.Event(), []
@@ -214,7 +214,7 @@ def _at_once(first: dict, second: dict) -> list:
     def hold() -> None:
         try:
             with transaction.atomic():
-                ambistory_import(samples=parse_ambistory(first), split="dev")
+                ambistory_import(samples=parse_ambistory(first), split=splits[0])
                 imported.set()
                 if not a_backend_waits_on():  # the second import, on this transaction
                     raise AssertionError("the second import never waited on the first")
@@ -227,7 +227,8 @@ def _at_once(first: dict, second: dict) -> list:
     def meanwhile() -> None:  # started while the first's rows are uncommitted
         try:
             imported.wait(timeout=10)
-            outcome.append(ambistory_import(samples=parse_ambistory(second), split="dev"))
+            report = ambistory_import(samples=parse_ambistory(second), split=splits[1])
+            outcome.append(report)
         except Exception as exc:  # noqa: BLE001
             outcome.append(exc)
         finally:
@@ -272,3 +273,38 @@ def test_the_same_file_imported_twice_at_once_is_written_once_and_both_succeed()
     assert Sample.objects.count() - alone["Sample"] == samples
     assert Setup.objects.count() - alone["Setup"] == setups
     assert Rating.objects.count() - alone["Rating"] == ratings
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_into_two_splits_that_share_a_new_homonym_at_once_both_succeed():
+    """The splits' locks do not order imports into two splits, so the second inserts the
+    homonym while the first's is uncommitted: the insert waits for the first's commit and
+    then skips the row and reads it (``get_or_create_many``). Before, it failed on the
+    homonym's unique constraint once the first had committed."""
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # the dataset
+    first = ambistory_setup(6, homonym="pitch")
+    second = ambistory_setup(0, homonym="pitch", sentence="The pitch was wet.")
+    outcome = _at_once(first, second, splits=("dev", "train"))
+    assert [type(o) for o in outcome] == [ImportReport], outcome
+    assert outcome[0].samples_created == 6
+    assert Homonym.objects.filter(form="pitch").count() == 1
+    assert Sense.objects.filter(homonym__form="pitch").count() == 2  # the first's, shared
+    assert Sample.objects.in_split("ambistory", "train").count() == 6
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_the_same_new_setup_imported_into_two_splits_at_once_is_refused_by_name():
+    """The homonym is stored already; both files bring the same new setup, stories and
+    senses. The second waits on the first's uncommitted setup, then reads it and is refused
+    as a sample of the other split (``_check_same_texts``), the one message for it. Before,
+    it failed on the setup's unique constraint."""
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # "bank"
+    data = ambistory_setup(6, sentence="The bank was closed.")
+    before = _counts()
+    outcome = _at_once(data, ambistory_setup(0, sentence="The bank was closed."), ("dev", "train"))
+    assert [type(o) for o in outcome] == [AmbiStoryFormatError], outcome
+    assert str(outcome[0]) == "sample 0: already exists in split ambistory/dev (as sample 6)"
+    assert Sample.objects.count() - before["Sample"] == 6  # the first's only
+    assert not Sample.objects.in_split("ambistory", "train").exists()
