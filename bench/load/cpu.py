@@ -15,6 +15,7 @@ the CPU time of a fixed piece of Python, before, during (``PaceSampler``) and af
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -204,6 +205,34 @@ def pace_ms() -> float:
     return round(min(pace_work(PACE_LOOP) for _ in range(3)) * 1000, 1)
 
 
+MEMORY_MB = 64
+MEMORY_READS = 100_000
+
+
+@functools.cache
+def _memory() -> tuple:
+    """A 64 MB array (twice the 32 MB L3 cache the development machine reports) and a fixed
+    order of random positions in it."""
+    import numpy as np  # only here: the rest of the module is the standard library
+
+    rng = np.random.default_rng(0)
+    return np.arange(MEMORY_MB * 2**20 // 8, dtype=np.int64), rng.integers(
+        0, MEMORY_MB * 2**20 // 8, MEMORY_READS
+    )
+
+
+def memory_work() -> float:
+    """CPU seconds this thread takes for ``MEMORY_READS`` reads at random places of a 64 MB
+    array: mostly waiting for memory (the reads miss the caches), which the pure-Python
+    ``pace_work`` (its data in the caches) does not show. A host whose neighbours contend for
+    memory bandwidth or the shared cache runs this slower, and a web request (Django's
+    objects, PostgreSQL's buffers) with it."""
+    data, where = _memory()
+    t0 = time.thread_time()
+    int(data[where].sum())
+    return time.thread_time() - t0
+
+
 class PaceSampler:
     """The machine's pace during a run: every ``every`` s a tenth of ``pace_work(PACE_LOOP)``
     on its own thread (its CPU time only, so the run's load does not count), scaled to
@@ -211,30 +240,38 @@ class PaceSampler:
     generator's figure to leave it out."""
 
     def __init__(self, every: float = 0.5):
-        self.every, self.samples, self.cpu_s = every, [], 0.0
+        self.every, self.samples, self.memory, self.cpu_s = every, [], [], 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="pace", daemon=True)
 
     def _run(self) -> None:
+        _memory()  # built before the first sample, outside the count
         while not self._stop.wait(self.every):
             took = pace_work(PACE_LOOP // 10)
-            self.cpu_s += took
+            waited = memory_work()
+            self.cpu_s += took + waited
             self.samples.append(took * 10_000)
+            self.memory.append(waited * 1000)
 
     def start(self) -> PaceSampler:
         self._thread.start()
         return self
 
-    def stop(self) -> dict[str, float | int | None]:
-        """p10, p50 and p90 of the samples (ms per ``PACE_LOOP``) and their count."""
+    def stop(self) -> dict:
+        """p10, p50 and p90 of the samples (ms per ``PACE_LOOP``) and their count, and under
+        ``memory`` those of ``memory_work`` (ms)."""
         self._stop.set()
         self._thread.join()
-        ordered = sorted(self.samples)
+        return {**_quantiles(self.samples), "memory": _quantiles(self.memory)}
 
-        def at(q: float) -> float | None:
-            return round(ordered[int(q * (len(ordered) - 1))], 1) if ordered else None
 
-        return {"p10": at(0.1), "p50": at(0.5), "p90": at(0.9), "samples": len(ordered)}
+def _quantiles(samples: list[float]) -> dict[str, float | int | None]:
+    ordered = sorted(samples)
+
+    def at(q: float) -> float | None:
+        return round(ordered[int(q * (len(ordered) - 1))], 1) if ordered else None
+
+    return {"p10": at(0.1), "p50": at(0.5), "p90": at(0.9), "samples": len(ordered)}
 
 
 class Meter:

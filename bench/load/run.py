@@ -204,7 +204,7 @@ def line(tool: str, n: int, r: dict) -> str:
         f" +{c.get('replaced_workers_s', 0.0)} s;{_switches(c, r)}"
         f" steal {c.get('steal_pct', 0.0)} %,"
         f" pace {c.get('pace_ms')} ms, during p10/p50/p90 {pace.get('p10')}/{pace.get('p50')}"
-        f"/{pace.get('p90')})"
+        f"/{pace.get('p90')}, memory p50 {pace.get('memory', {}).get('p50')})"
     )
     if "integrity" in r:
         i = r["integrity"]

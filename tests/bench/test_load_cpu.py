@@ -125,18 +125,35 @@ def test_the_sampler_reads_the_pace_during_a_run_and_keeps_its_own_cpu_apart():
     found = sampler.stop()
     assert found["samples"] >= 5
     assert 0 < found["p10"] <= found["p50"] <= found["p90"]
-    # each sample is a tenth of the loop, scaled: its CPU is a tenth of the figure
-    assert sampler.cpu_s == pytest.approx(sum(sampler.samples) / 10_000)
+    memory = found["memory"]
+    assert memory["samples"] == found["samples"]
+    assert 0 < memory["p10"] <= memory["p50"] <= memory["p90"]
+    # each pace sample is a tenth of the loop, scaled; the memory reads are counted as they
+    # are: the sampler's own CPU is both
+    own = sum(sampler.samples) / 10_000 + sum(sampler.memory) / 1000
+    assert sampler.cpu_s == pytest.approx(own)
     assert not sampler._thread.is_alive()
 
 
 def test_a_sampler_stopped_at_once_reports_no_pace():
-    assert cpu.PaceSampler(every=60).start().stop() == {
-        "p10": None,
-        "p50": None,
-        "p90": None,
-        "samples": 0,
-    }
+    nothing = {"p10": None, "p50": None, "p90": None, "samples": 0}
+    assert cpu.PaceSampler(every=60).start().stop() == {**nothing, "memory": nothing}
+
+
+def test_the_memory_probe_reads_far_beyond_the_caches():
+    """Its array is 64 MB and the reads are spread over all of it: each is a cache miss, so
+    the probe is slower per read than the same number of reads from a small array."""
+    data, where = cpu._memory()
+    assert data.nbytes == cpu.MEMORY_MB * 2**20 and len(where) == cpu.MEMORY_READS
+    assert where.max() > 0.9 * len(data) and where.min() < 0.1 * len(data)
+    took = min(cpu.memory_work() for _ in range(3))
+    small, near = data[:4096], where % 4096  # 32 kB: in the caches
+    cached = []
+    for _ in range(3):
+        t0 = time.thread_time()
+        int(small[near].sum())
+        cached.append(time.thread_time() - t0)
+    assert took > min(cached) > 0
 
 
 def test_the_pace_of_this_machine_is_measured():
