@@ -4,9 +4,11 @@ commits, so the waiting write runs on after the commit every time instead of by 
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 
-from django.db import connection
+from django.db import connection, connections, transaction
 
 
 def backend_pid() -> int:
@@ -39,3 +41,44 @@ def a_backend_waits_on(holder: int | None = None, *, timeout: float = 20.0) -> b
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.02)
+
+
+def second_waits_on_first(
+    first: Callable[[], object], second: Callable[[], object], *, timeout: float = 30.0
+) -> list:
+    """Run ``first()`` in a transaction of one thread and hold it open until ``second()``,
+    started meanwhile in another thread (its own connection), waits on one of its locks;
+    then commit. Returns what each returned or raised: the first's, then the second's. A
+    second that never waited makes the first's entry an AssertionError saying so."""
+    started = threading.Event()
+    first_out: list = []
+    second_out: list = []
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                first_out.append(first())
+                started.set()
+                if not a_backend_waits_on(timeout=timeout):  # the second, on this transaction
+                    raise AssertionError("the second never waited on the first")
+        except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
+            first_out[:] = [exc]
+        finally:
+            started.set()
+            connections.close_all()
+
+    def meanwhile() -> None:  # started while the first's writes are uncommitted
+        try:
+            started.wait(timeout=timeout)
+            second_out.append(second())
+        except Exception as exc:  # noqa: BLE001
+            second_out.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hold), threading.Thread(target=meanwhile)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=2 * timeout)
+    return first_out + second_out

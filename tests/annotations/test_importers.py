@@ -2,10 +2,9 @@
 
 import copy
 import json
-import threading
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection
 from django.db.models import Count
 
 from annotations.exporters import iter_ambistory_json
@@ -18,7 +17,7 @@ from annotations.importers import (
 from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
 from tests.conftest import load_split_json
 from tests.factories import ambistory_sample, ambistory_setup
-from tests.locks import a_backend_waits_on
+from tests.locks import second_waits_on_first
 
 pytestmark = pytest.mark.django_db
 MODELS = (Homonym, Sense, Setup, Story, Sample, Rater, Rating, Split)
@@ -209,37 +208,11 @@ def _at_once(first: dict, second: dict, splits: tuple[str, str] = ("dev", "dev")
     on it; then commit. Returns the exceptions raised and the second import's report."""
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
-    imported, outcome = threading.Event(), []
-
-    def hold() -> None:
-        try:
-            with transaction.atomic():
-                ambistory_import(samples=parse_ambistory(first), split=splits[0])
-                imported.set()
-                if not a_backend_waits_on():  # the second import, on this transaction
-                    raise AssertionError("the second import never waited on the first")
-        except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
-            outcome.append(exc)
-        finally:
-            imported.set()
-            connections.close_all()
-
-    def meanwhile() -> None:  # started while the first's rows are uncommitted
-        try:
-            imported.wait(timeout=10)
-            report = ambistory_import(samples=parse_ambistory(second), split=splits[1])
-            outcome.append(report)
-        except Exception as exc:  # noqa: BLE001
-            outcome.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=hold), threading.Thread(target=meanwhile)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return outcome
+    done = second_waits_on_first(
+        lambda: ambistory_import(samples=parse_ambistory(first), split=splits[0]),
+        lambda: ambistory_import(samples=parse_ambistory(second), split=splits[1]),
+    )
+    return [o for o in done[:1] if isinstance(o, Exception)] + done[1:]
 
 
 @pytest.mark.concurrency

@@ -4,14 +4,12 @@ into one split at once: the second waits for the first and is refused."""
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection
 
 from annotations.models import Dataset, Sample, Split
 from studies.models import Study
-from tests.locks import a_backend_waits_on
+from tests.locks import second_waits_on_first
 from tests.writing.helpers import (
     SENTENCES,
     make_pool,
@@ -82,41 +80,13 @@ def _two_creations_at_once(first: list, second: list, researcher) -> list:
     """Create a rating study of ``first`` into mine/s1 and hold its transaction open until a
     creation of ``second`` into mine/s1 (started meanwhile, in another thread and connection)
     waits on it; then commit. Returns the first's study and the second's, or the exceptions."""
-    created, outcome = threading.Event(), []
 
-    def create(written: list, slug: str) -> Study:
-        return review.rating_study_create(
+    def create(written: list, slug: str):
+        return lambda: review.rating_study_create(
             written=written, title=slug, slug=slug, dataset="mine", split="s1", by=researcher
         )
 
-    def hold() -> None:
-        try:
-            with transaction.atomic():
-                outcome.append(create(first, "first"))
-                created.set()
-                if not a_backend_waits_on():  # the second creation, on this transaction
-                    raise AssertionError("the second creation never waited on the first")
-        except Exception as exc:  # noqa: BLE001 (reported by the caller's assertion)
-            outcome.append(exc)
-        finally:
-            created.set()
-            connections.close_all()
-
-    def meanwhile() -> None:  # started while the first's samples are uncommitted
-        try:
-            created.wait(timeout=30)
-            outcome.append(create(second, "second"))
-        except Exception as exc:  # noqa: BLE001
-            outcome.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=hold), threading.Thread(target=meanwhile)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return outcome
+    return second_waits_on_first(create(first, "first"), create(second, "second"))
 
 
 @pytest.mark.concurrency
