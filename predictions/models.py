@@ -26,6 +26,13 @@ class ModelRunQuerySet(models.QuerySet):
         return self.select_related("split__dataset", "created_by")
 
 
+# The backend names of runs no worker computes: predictions imported from a file
+# (``predictions.io.importers``) and runs derived from other runs
+# (``predictions.runs.postprocess``).
+IMPORT_BACKEND = "import"
+DERIVED_PREFIX = "derived:"
+
+
 class ModelRun(models.Model):
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
@@ -90,6 +97,13 @@ class ModelRun(models.Model):
     @property
     def percent(self) -> float:
         return 100.0 * self.done / self.total if self.total else 0.0
+
+    @property
+    def worker_made(self) -> bool:
+        """Whether a worker computes this run's predictions (a backend of the registry), so
+        that a retry can make the missing ones; an imported or derived run's come from a file
+        or from other runs."""
+        return self.backend != IMPORT_BACKEND and not self.backend.startswith(DERIVED_PREFIX)
 
 
 class Prediction(models.Model):

@@ -20,10 +20,8 @@ from annotations.models import Split
 from annotations.safe_input import TooLarge
 from annotations.signals import bulk_change_announce
 from predictions.evaluation import ScoringError, parse_predictions
-from predictions.models import ModelRun, Prediction
+from predictions.models import IMPORT_BACKEND, ModelRun, Prediction
 from predictions.runs.scoring import run_score
-
-IMPORT_BACKEND = "import"
 
 
 def request_too_large(request) -> bool:

@@ -24,11 +24,9 @@ from annotations.models import Rating, Sample
 from predictions.calibration import TRANSFORMS, out_of_fold, own_and_partner
 from predictions.errors import FitOnScoredSamples
 from predictions.ml.texts import partners
-from predictions.models import ModelRun, Prediction
+from predictions.models import DERIVED_PREFIX, ModelRun, Prediction
 from predictions.runs.scoring import run_score
 from predictions.runs.services import default_name
-
-DERIVED_PREFIX = "derived:"
 
 
 def _samples(split_id: int) -> list[tuple[int, int, str]]:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotations.models import Split
 from predictions.backends import ParamError, get_backend
 from predictions.errors import PredictionsError, RunStateError
-from predictions.models import ModelRun, Prediction, TrainedModel
+from predictions.models import IMPORT_BACKEND, ModelRun, Prediction, TrainedModel
 from predictions.runs.claims import short_error, stale_after
 from predictions.runs.rows import refuse_fit_on_scored, split_names, trained_split_names
 from predictions.runs.tasks import run_model, train_model
@@ -153,7 +153,15 @@ def run_cancel(*, run: ModelRun) -> ModelRun:
 
 @transaction.atomic
 def run_retry(*, run: ModelRun) -> ModelRun:
-    """Re-queue a failed or cancelled run; predictions already made are kept and skipped."""
+    """Re-queue a failed or cancelled run; predictions already made are kept and skipped. An
+    imported or derived run (``ModelRun.worker_made`` false: only a migration fails one) is
+    refused, saying what makes its predictions again: no worker can."""
+    if not run.worker_made:
+        imported = run.backend == IMPORT_BACKEND
+        raise RunStateError(
+            f"run {run.pk} holds {'imported' if imported else 'derived'} predictions, which no"
+            f" worker can make: {'import the file' if imported else 'derive it'} again"
+        )
     updated = ModelRun.objects.filter(pk=run.pk, status__in=ModelRun.RETRYABLE).update(
         status=ModelRun.Status.QUEUED, error="", finished_at=None, worker="", rate=None
     )

@@ -28,8 +28,14 @@ def split():
 
 
 def running_run(split, **fields) -> ModelRun:
-    fields = {"status": "running", "worker": "w@host", "heartbeat_at": timezone.now(), **fields}
-    return ModelRun.objects.create(name="r", backend="random", split=split, total=24, **fields)
+    fields = {
+        "status": "running",
+        "worker": "w@host",
+        "heartbeat_at": timezone.now(),
+        "backend": "random",
+        **fields,
+    }
+    return ModelRun.objects.create(name="r", split=split, total=24, **fields)
 
 
 @pytest.fixture
@@ -176,3 +182,31 @@ def test_cancelling_a_run_that_is_not_active_is_refused_and_changes_nothing(spli
     with pytest.raises(RunStateError, match="only queued or running runs can be cancelled"):
         run_cancel(run=run)
     assert ModelRun.objects.get(pk=run.pk).status == status
+
+
+@pytest.mark.parametrize(
+    ("backend", "again"),
+    [("import", "import the file again"), ("derived:mean", "derive it again")],
+)
+def test_a_failed_imported_or_derived_run_offers_no_retry(researcher_client, split, backend, again):
+    """Only migration 0006 fails such a run (it removed its non-finite predictions): no
+    worker can make them again, so the page offers no Retry and a retry is refused, saying
+    what to do; a failed run of a registry backend still offers it."""
+    from predictions.errors import RunStateError
+    from predictions.runs.services import run_retry
+
+    run = running_run(
+        split, backend=backend, status="failed", finished_at=timezone.now(), worker="", done=3
+    )
+    page = researcher_client.get(reverse("runs:detail", args=[run.pk])).content.decode()
+    assert "retry-run" not in page
+    with pytest.raises(RunStateError, match=again):
+        run_retry(run=run)
+    run.refresh_from_db()
+    assert run.status == "failed"  # nothing queued
+    response = researcher_client.post(reverse("runs:retry", args=[run.pk]), follow=True)
+    assert again in response.content.decode()
+    assert ModelRun.objects.get(pk=run.pk).status == "failed"
+    worker_run = running_run(split, status="failed", finished_at=timezone.now(), worker="")
+    page = researcher_client.get(reverse("runs:detail", args=[worker_run.pk])).content.decode()
+    assert "retry-run" in page
