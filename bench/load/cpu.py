@@ -110,20 +110,28 @@ def postmaster_pid(database: str) -> int | None:
     return found.pop() if len(found) == 1 else None
 
 
-def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
-    """CPU seconds of each live process of the server's group but its master (gunicorn's
-    workers), most first: how evenly the requests spread over them; and how many of them
-    started after ``since_ticks`` (clock ticks since boot): replacements of workers recycled
-    by ``max_requests`` during the run, whose CPU is not in the list."""
-    found, replaced = [], 0
+def group_workers(pgid: int) -> dict[int, list[str]]:
+    """The /proc stat fields of each live process of group ``pgid`` but its leader
+    (gunicorn's workers: the server's group is its master's), by pid."""
+    found = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             stat = _stat(pid)
         except OSError:
             continue
-        if int(stat[2]) == server_pgid and int(pid) != server_pgid:
-            found.append(round((int(stat[11]) + int(stat[12])) / HZ, 1))
-            replaced += int(stat[19]) > since_ticks
+        if int(stat[2]) == pgid and int(pid) != pgid:
+            found[int(pid)] = stat
+    return found
+
+
+def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
+    """CPU seconds of each of the server's workers (``group_workers``), most first: how
+    evenly the requests spread over them; and how many of them started after
+    ``since_ticks`` (clock ticks since boot): replacements of workers recycled by
+    ``max_requests`` during the run, whose CPU is not in the list."""
+    stats = group_workers(server_pgid).values()
+    found = [round((int(stat[11]) + int(stat[12])) / HZ, 1) for stat in stats]
+    replaced = sum(int(stat[19]) > since_ticks for stat in stats)
     return sorted(found, reverse=True), replaced
 
 
@@ -150,18 +158,6 @@ def switches(pids: list[int]) -> tuple[int, int]:
                 elif line.startswith("nonvoluntary_ctxt_switches:"):
                     involuntary += int(line.split()[1])
     return voluntary, involuntary
-
-
-def group_pids(pgid: int) -> list[int]:
-    """The live processes of process group ``pgid`` but its leader (gunicorn's workers)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if int(_stat(pid)[2]) == pgid and int(pid) != pgid:
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
 
 
 def boot_ticks() -> float:
@@ -285,7 +281,7 @@ class Meter:
         self.ticks0 = float("inf")
         self.postmaster: int | None = None
         self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
-        self.switches = lambda: switches(group_pids(server_pgid))
+        self.switches = lambda: switches(list(group_workers(server_pgid)))
         self.web = lambda: sample(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
         self.pg = lambda: (
             sample(

@@ -263,11 +263,12 @@ def main() -> None:
         help="seconds each participant spends on an item before answering it (default 0: no"
         " think time, the stress figure; a person reading a story takes longer)",
     )
+    size = repo_size()
     parser.add_argument(
         "--sizes",
-        default=repo_size(),
-        help="AmbiSite's gunicorn workers x threads, one run each (default: the repo's"
-        f" config, {repo_size()})",
+        default=size,
+        help=f"AmbiSite's gunicorn workers x threads, one run each (default: the repo's config,"
+        f" {size})",
     )
     parser.add_argument(
         "--clients",
