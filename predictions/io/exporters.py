@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from predictions.io.importers import IMPORT_BACKEND
-from predictions.models import ModelRun
+from predictions.models import IMPORT_BACKEND, ModelRun
 
 
 def iter_predictions_jsonl(run: ModelRun) -> Iterator[str]:

@@ -99,7 +99,6 @@ def predictions_import(
 
 
 __all__ = [
-    "IMPORT_BACKEND",
     "ScoringError",
     "TooLarge",
     "predictions_import",

@@ -13,13 +13,12 @@ from ambisite.request_body import accepts_upload
 from annotations.models import Split
 from predictions.evaluation import ScoringError
 from predictions.io.importers import (
-    IMPORT_BACKEND,
     TooLarge,
     request_too_large,
     run_upload,
     upload_refused,
 )
-from predictions.models import ModelRun
+from predictions.models import IMPORT_BACKEND, ModelRun
 
 
 class UploadForm(forms.Form):
