@@ -297,6 +297,15 @@ def ready_setups():
     ).filter(n_endings__gte=2)
 
 
+def _written_locked(written: list[WrittenSetup]) -> None:
+    """Lock the rows of ``written`` until the commit, in id order (whatever order they were
+    chosen in) so that two callers with overlapping setups never hold one each and wait on
+    the other's. ``no_key``: a row pointing at a setup (an ending study's slot) only needs
+    its key to stay, so it neither waits on this lock nor holds it up."""
+    rows = WrittenSetup.objects.select_for_update(no_key=True)
+    list(rows.filter(pk__in=[item.pk for item in written]).order_by("pk").values_list("pk"))
+
+
 @transaction.atomic
 def rating_study_create(
     *,
@@ -310,10 +319,20 @@ def rating_study_create(
 ) -> Study:
     """One step from written stories to a plausibility rating study: for every setup its
     stories (open-ended and one accepted ending per sense) times its two senses become
-    samples of the new split ``dataset/split``, and a draft rating study over them. The
-    split is locked and numbered as the importers do (``positions_after``) before it is
-    checked for samples: a second creation into the same split at once waits for the first
-    and is then refused for the split's samples, instead of also finding it empty."""
+    samples of the new split ``dataset/split``, and a draft rating study over them.
+
+    Two creations at once run one after the other wherever they overlap, and the second is
+    then refused with a ``WritingError`` (never a unique constraint's IntegrityError):
+    the split is locked and numbered as the importers do (``positions_after``) before it is
+    checked for samples, so a second creation into the same split finds the first's samples
+    instead of also finding it empty; the chosen setups are locked (``_written_locked``)
+    before their stories are looked up as samples, so a second creation of a shared setup
+    into another split finds the first's samples of it instead of writing its own.
+
+    The locks are taken in one order, which every caller follows: the dataset's and the
+    split's rows (their unique keys, when new), then the split's row lock, then the setups
+    in id order. The importers take only the first two (splits in id order); nothing else
+    takes an update lock on a written setup; so no two callers wait on each other."""
     if not written:
         raise WritingError("Choose at least one setup.")
     ds, _ = Dataset.objects.get_or_create(
@@ -323,6 +342,7 @@ def rating_study_create(
     numbers = positions_after([sp.pk])[sp.pk]  # first: the lock (see there)
     if sp.samples.exists():
         raise WritingError(f"The split {sp} already has samples; choose a new split name.")
+    _written_locked(written)  # after the split's lock (the order above), before ``taken``
     rows = []
     for item in written:
         pair = item.sentence.pair

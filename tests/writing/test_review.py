@@ -1,6 +1,7 @@
 """writing/review.py's reviews: the current review again (a double click, a resubmitted
 form) records nothing; another decision is a new one, logged. Two rating studies created
-into one split at once: the second waits for the first and is refused."""
+into one split, or of one setup into two splits, at once: the second waits for the first and
+is refused."""
 
 from __future__ import annotations
 
@@ -76,17 +77,22 @@ def test_a_different_second_decision_is_a_new_decision_and_logged(researcher):
     assert Sentence.objects.get(pk=sentence.pk).decision == "accepted"
 
 
-def _two_creations_at_once(first: list, second: list, researcher) -> list:
+def _two_creations_at_once(
+    first: list, second: list, researcher, *, second_split: str = "s1"
+) -> list:
     """Create a rating study of ``first`` into mine/s1 and hold its transaction open until a
-    creation of ``second`` into mine/s1 (started meanwhile, in another thread and connection)
-    waits on it; then commit. Returns the first's study and the second's, or the exceptions."""
+    creation of ``second`` into mine/``second_split`` (started meanwhile, in another thread
+    and connection) waits on it; then commit. Returns the first's study and the second's, or
+    the exceptions."""
 
-    def create(written: list, slug: str):
+    def create(written: list, slug: str, split: str):
         return lambda: review.rating_study_create(
-            written=written, title=slug, slug=slug, dataset="mine", split="s1", by=researcher
+            written=written, title=slug, slug=slug, dataset="mine", split=split, by=researcher
         )
 
-    return second_waits_on_first(create(first, "first"), create(second, "second"))
+    return second_waits_on_first(
+        create(first, "first", "s1"), create(second, "second", second_split)
+    )
 
 
 @pytest.mark.concurrency
@@ -113,3 +119,33 @@ def test_a_second_rating_study_into_one_split_at_once_waits_and_is_refused(resea
     samples = Sample.objects.filter(split__name="s1")
     assert set(samples.values_list("story__setup", flat=True)) == {written[0].setup_id}
     assert sorted(samples.values_list("position", flat=True)) == list(range(6))
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_a_second_rating_study_of_a_setup_into_another_split_at_once_waits_and_is_refused(
+    researcher,
+):
+    """The second creation shares a setup with the first but not the split, so the split's
+    lock orders nothing: it locks its chosen setups (in id order, whatever order they were
+    chosen in) before it looks for their samples, so it waits for the first's commit and is
+    then refused naming the first's split. Before, neither saw the other's uncommitted
+    samples, and the second failed on ``unique_story_sense`` (an IntegrityError, a server
+    error) instead of the refusal."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    make_pool()
+    written = written_setups(researcher, 2)
+    write_endings(written, researcher)
+    Dataset.objects.create(name="mine", title="Mine")  # a new one would order them by its key
+    outcome = _two_creations_at_once(
+        [written[0]], [written[1], written[0]], researcher, second_split="s2"
+    )
+    assert [type(o) for o in outcome] == [Study, services.WritingError], outcome
+    assert "already samples of mine/s1: choose setups that are not rated yet" in str(outcome[1])
+    assert list(Study.objects.filter(activity=Study.Activity.RATING)) == [outcome[0]]
+    samples = Sample.objects.filter(split__dataset__name="mine")
+    assert set(samples.values_list("split__name", flat=True)) == {"s1"}
+    assert set(samples.values_list("story__setup", flat=True)) == {written[0].setup_id}
+    assert sorted(samples.values_list("position", flat=True)) == list(range(6))
+    assert not Split.objects.filter(name="s2").exists()  # the second's split went with it
