@@ -8,9 +8,11 @@ from datetime import datetime
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.messages import get_messages
 from django.core import signing
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
+from django.template.loader import get_template
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
@@ -172,7 +174,7 @@ def _item_page(
     url = _url("participate:rate", study.slug, pos)
     if url != request.path and ctx["layout"] == PAGE_LAYOUT:  # the qualification's answer
         ctx |= {"page_url": url, "hold_beat": False}  # canonical link, form action
-    response = render(request, "studies/rate.html", ctx)
+    response = _render(request, ctx)
     response[PAGE_URL_HEADER] = url
     if _shown_at(request, study.slug, pos) is None:
         response.set_signed_cookie(
@@ -184,6 +186,17 @@ def _item_page(
             samesite="Lax",
         )
     return response
+
+
+def _render(request: HttpRequest, ctx: dict) -> HttpResponse:
+    """The rating page; for participant.js its title and ``<main>`` (``FRAGMENT_LAYOUT``),
+    rendered from ``ctx`` and the notices alone: the context processors' entries (the
+    request, the user, the CSRF token, stale dashboard figures) are not used by it, and
+    building them was a third of its rendering (``bench/rating_path.py``)."""
+    if ctx["in_page"]:
+        page = get_template("studies/rate.html").render({**ctx, "messages": get_messages(request)})
+        return HttpResponse(page)
+    return render(request, "studies/rate.html", ctx)
 
 
 def first_item_page(request, participant) -> HttpResponse | None:
