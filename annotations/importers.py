@@ -31,6 +31,7 @@ from .models import (
     Split,
     Story,
 )
+from .natural_keys import get_or_create_many
 from .safe_input import DuplicateKey, InputError, load_path, subject
 from .signals import bulk_change_announce
 from .statistics import analyze_imported
@@ -198,28 +199,6 @@ class ImportReport:
         return bool(self.samples_created or self.ratings_created)
 
 
-def get_or_create_many(model, keys: dict, key_fields: tuple[str, ...], build) -> dict:
-    """Fetch rows by natural key and bulk-create the missing ones (in the order of ``keys``,
-    so ids follow the file); returns ``{key: row}``. Another import may create the same rows
-    at once (two splits that share a new homonym or setup: their split locks do not order
-    them): the insert skips a row that exists by then (``ON CONFLICT DO NOTHING`` waits for
-    the other transaction) and the read back finds it, where a plain insert failed on the
-    natural key's unique constraint (each ``model`` here has that one only)."""
-    found: dict = {}
-    lookup_field = key_fields[0]
-    firsts = {k[0] for k in keys}
-    for row in model.objects.filter(**{f"{lookup_field}__in": firsts}):
-        found[tuple(getattr(row, f) for f in key_fields)] = row
-    missing = [k for k in keys if k not in found]
-    if missing:
-        model.objects.bulk_create(
-            [build(k) for k in missing], batch_size=500, ignore_conflicts=True
-        )
-        for row in model.objects.filter(**{f"{lookup_field}__in": {k[0] for k in missing}}):
-            found.setdefault(tuple(getattr(row, f) for f in key_fields), row)
-    return found
-
-
 def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
     """For each split, the positions its new samples take in file order: on from one past the
     split's last stored position (0 for an empty split), so that two files imported into one
@@ -244,7 +223,7 @@ def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
 def homonym_ids(forms: Iterable[str]) -> dict[str, int]:
     """The id of each homonym by its form, found or bulk-created (``get_or_create_many``,
     safe when another import creates the same homonym at once): every importer's homonyms."""
-    rows = get_or_create_many(
+    rows, _ = get_or_create_many(
         Homonym,
         dict.fromkeys((form,) for form in forms),
         ("form",),
@@ -258,13 +237,13 @@ def stories_without_ending(keys: Iterable[tuple[int, str, str]]) -> dict[tuple, 
     setup and story found or bulk-created (``get_or_create_many``): the texts of the kinds
     that have no endings (RAW-C pairs, sense-choice items, usage pairs)."""
     wanted = dict.fromkeys(keys)
-    setups = get_or_create_many(
+    setups, _ = get_or_create_many(
         Setup,
         wanted,
         ("homonym_id", "precontext", "sentence"),
         lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
     )
-    stories = get_or_create_many(
+    stories, _ = get_or_create_many(
         Story,
         dict.fromkeys((setups[k].pk, "") for k in wanted),
         ("setup_id", "ending"),
@@ -273,22 +252,23 @@ def stories_without_ending(keys: Iterable[tuple[int, str, str]]) -> dict[tuple, 
     return {k: stories[(setups[k].pk, "")] for k in wanted}
 
 
-def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
-    """Create homonyms, senses, setups and stories; return lookup maps for samples."""
+def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict, int]:
+    """Create homonyms, senses, setups and stories; return lookup maps for samples and how
+    many setups this import inserted itself (``get_or_create_many``)."""
     hid = homonym_ids(s.homonym for s in samples)
-    senses = get_or_create_many(
+    senses, _ = get_or_create_many(
         Sense,
         dict.fromkeys((hid[s.homonym], s.judged_meaning, s.example_sentence) for s in samples),
         ("homonym_id", "gloss", "example_sentence"),
         lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
     )
-    setups = get_or_create_many(
+    setups, new_setups = get_or_create_many(
         Setup,
         dict.fromkeys((hid[s.homonym], s.precontext, s.sentence) for s in samples),
         ("homonym_id", "precontext", "sentence"),
         lambda k: Setup(homonym_id=k[0], precontext=k[1], sentence=k[2]),
     )
-    stories = get_or_create_many(
+    stories, _ = get_or_create_many(
         Story,
         dict.fromkeys(
             (setups[(hid[s.homonym], s.precontext, s.sentence)].id, s.ending) for s in samples
@@ -305,7 +285,7 @@ def _write_structure(samples: list[ParsedSample]) -> tuple[dict, dict]:
         s.dataset_id: senses[(hid[s.homonym], s.judged_meaning, s.example_sentence)].id
         for s in samples
     }
-    return story_ids, sense_ids
+    return story_ids, sense_ids, len(new_setups)
 
 
 def changed_field(stored: Mapping, wanted: Mapping) -> str | None:
@@ -458,8 +438,7 @@ def ambistory_import(
     ds, sp = _target(dataset, split)
     numbers = positions_after([sp.pk])[sp.pk]  # first: the lock (see there)
     report = ImportReport(split=str(sp))
-    setups_before = Setup.objects.count()
-    story_ids, sense_ids = _write_structure(samples)
+    story_ids, sense_ids, report.setups_created = _write_structure(samples)
     _check_same_texts(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
     new = [(next(numbers), s) for s in samples if s.dataset_id not in existing]
@@ -484,5 +463,4 @@ def ambistory_import(
         data_changed(kind=ds.task_kind, split_ids=[sp.pk])
         analyze_imported(report.samples_created + report.ratings_created)
         bulk_change_announce(kind=ds.task_kind)  # after the ANALYZE: the precompute's plans
-    report.setups_created = Setup.objects.count() - setups_before
     return report

@@ -26,7 +26,6 @@ from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
 from .importers import (
     changed_field,
-    get_or_create_many,
     homonym_ids,
     positions_after,
     stories_without_ending,
@@ -41,6 +40,7 @@ from .models import (
     Split,
     TaskKind,
 )
+from .natural_keys import get_or_create_many
 from .safe_input import DuplicateKey, InputError, load_path, subject
 from .signals import bulk_change_announce
 from .statistics import analyze_imported

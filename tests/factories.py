@@ -35,18 +35,23 @@ def ambistory_sample(
 
 
 RIVER = ("sloping land beside a body of water", "They sat on the bank of the river.")
+MEANINGS = (("a financial institution", "She went to the bank to deposit money."), RIVER)
 ENDINGS = ("", "He counted the money he withdrew.", "He watched the ducks swim past.")
 
 
-def ambistory_setup(first_id: int, *, homonym: str = "bank", sentence: str | None = None):
-    """A whole setup: 2 senses x 3 story variants = 6 samples, ids first_id.."""
+def ambistory_setup(
+    first_id: int,
+    *,
+    homonym: str = "bank",
+    sentence: str | None = None,
+    meanings: tuple[tuple[str, str], ...] = MEANINGS,
+):
+    """A whole setup: 2 senses (meaning, example) x 3 story variants = 6 samples, ids
+    first_id.."""
     samples = {}
     sid = first_id
     for ending in ENDINGS:
-        for meaning, example in (
-            ("a financial institution", "She went to the bank to deposit money."),
-            RIVER,
-        ):
+        for meaning, example in meanings:
             samples[str(sid)] = ambistory_sample(
                 str(sid),
                 homonym=homonym,

@@ -17,7 +17,7 @@ from annotations.importers import (
 from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
 from tests.conftest import load_split_json
 from tests.factories import ambistory_sample, ambistory_setup
-from tests.locks import second_waits_on_first
+from tests.locks import others_wait_then_commit, second_waits_on_first
 
 pytestmark = pytest.mark.django_db
 MODELS = (Homonym, Sense, Setup, Story, Sample, Rater, Rating, Split)
@@ -202,16 +202,26 @@ def test_a_stored_sample_under_a_new_id_is_refused_naming_both():
     assert _counts() == before
 
 
-def _at_once(first: dict, second: dict, splits: tuple[str, str] = ("dev", "dev")) -> list:
-    """Import ``first`` into ``splits[0]`` and hold its transaction open until the import of
-    ``second`` into ``splits[1]`` (started meanwhile, in another thread and connection) waits
-    on it; then commit. Returns the exceptions raised and the second import's report."""
+def _need_postgresql() -> None:
     if connection.vendor != "postgresql":
         pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
-    done = second_waits_on_first(
-        lambda: ambistory_import(samples=parse_ambistory(first), split=splits[0]),
-        lambda: ambistory_import(samples=parse_ambistory(second), split=splits[1]),
-    )
+
+
+def _importing(data: dict, split: str):
+    return lambda: ambistory_import(samples=parse_ambistory(data), split=split)
+
+
+def _both_at_once(first: dict, second: dict, splits: tuple[str, str]) -> list:
+    """Import ``first`` into ``splits[0]`` and hold its transaction open until the import of
+    ``second`` into ``splits[1]`` (started meanwhile, in another thread and connection) waits
+    on it; then commit. Returns what each import returned or raised."""
+    _need_postgresql()
+    return second_waits_on_first(_importing(first, splits[0]), _importing(second, splits[1]))
+
+
+def _at_once(first: dict, second: dict, splits: tuple[str, str] = ("dev", "dev")) -> list:
+    """``_both_at_once``'s exceptions and the second import's report."""
+    done = _both_at_once(first, second, splits)
     return [o for o in done[:1] if isinstance(o, Exception)] + done[1:]
 
 
@@ -281,3 +291,68 @@ def test_the_same_new_setup_imported_into_two_splits_at_once_is_refused_by_name(
     assert str(outcome[0]) == "sample 0: already exists in split ambistory/dev (as sample 6)"
     assert Sample.objects.count() - before["Sample"] == 6  # the first's only
     assert not Sample.objects.in_split("ambistory", "train").exists()
+
+
+# Other meanings of "bank", so that a file of these setups holds other samples (story and
+# judged sense) than ``ambistory_setup``'s: both files are valid in two splits at once.
+OTHER_MEANINGS = (
+    ("a row of similar things", "A bank of switches lined the wall."),
+    ("to tilt an aircraft in a turn", "The pilot banked to the left."),
+)
+
+
+def _setups(first_id: int, sentences: list[str], meanings=None) -> dict:
+    """One ``ambistory_setup`` of "bank" per sentence, in this order, ids on from first_id."""
+    kwargs = {"meanings": meanings} if meanings else {}
+    data: dict = {}
+    for k, sentence in enumerate(sentences):
+        data |= ambistory_setup(first_id + 6 * k, sentence=sentence, **kwargs)
+    return data
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_two_imports_that_create_the_same_setups_in_opposite_orders_both_succeed():
+    """Both files bring the new setups A, B and C, the first as A, C, B, the second (other
+    senses, another split) as B, C, A. A third transaction holds C uncommitted until both
+    imports wait, then commits. Every import inserts its new rows in the order of their
+    natural keys (``get_or_create_many``), so the second waits on the first (or the first
+    on the second) and both succeed. Before, each inserted in file order: the first A, the
+    second B, both waited on C, and once C was committed each waited on the other's setup:
+    a deadlock, and PostgreSQL failed one of the imports."""
+    _need_postgresql()
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # "bank"
+    a, b, c = (f"{x} bank stood by the road." for x in ("A", "B", "C"))
+    first, second = _setups(6, [a, c, b]), _setups(0, [b, c, a], OTHER_MEANINGS)
+    bank = Homonym.objects.get(form="bank")
+    precontext = first["6"]["precontext"]
+    before = _counts()
+    outcome = others_wait_then_commit(
+        lambda: Setup.objects.create(homonym=bank, precontext=precontext, sentence=c),
+        [_importing(first, "dev"), _importing(second, "train")],
+    )
+    assert [type(o) for o in outcome] == [Setup, ImportReport, ImportReport], outcome
+    assert outcome[1].setups_created + outcome[2].setups_created == 2  # A and B, once each
+    added = {name: n - before[name] for name, n in _counts().items()}
+    assert (added["Setup"], added["Story"], added["Sense"], added["Sample"]) == (3, 9, 2, 36)
+    dev = Sample.objects.in_split("ambistory", "dev").filter(position__gte=6)  # the file's
+    for stored, data in ((dev, first), (Sample.objects.in_split("ambistory", "train"), second)):
+        assert json.loads("".join(iter_ambistory_json(stored))) == data
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_setups_created_counts_only_the_imports_own_new_setups_when_another_commits_meanwhile():
+    """The first import brings the new setup A; the second (other senses, another split)
+    brings A and B, waits on the first's uncommitted A, and reads it once the first has
+    committed. Each reports the one setup it inserted itself. Before, the report counted
+    every setup stored after the import less those before it, so the second counted the
+    first's A as its own too (2)."""
+    ambistory_import(samples=parse_ambistory(ambistory_setup(0)), split="dev")  # "bank"
+    a, b = "A bank stood by the road.", "B bank stood by the road."
+    outcome = _both_at_once(
+        _setups(6, [a]), _setups(0, [a, b], OTHER_MEANINGS), splits=("dev", "train")
+    )
+    assert [type(o) for o in outcome] == [ImportReport, ImportReport], outcome
+    assert [o.setups_created for o in outcome] == [1, 1]
+    assert Setup.objects.filter(sentence__in=[a, b]).count() == 2
