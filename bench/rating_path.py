@@ -60,6 +60,69 @@ def post_form(client, url: str, data: dict, **kwargs):
     return client.post(url, urlencode(data), content_type=FORM, **kwargs)
 
 
+# Where a rated item's CPU goes (``--breakdown``): each entry's CPU is inclusive (what it
+# calls counts in it too) and counted only inside the timed rating requests; a recursive
+# entry (URL resolution) counts its outermost call.
+BREAKDOWN = (
+    ("the request, middleware included", "django.core.handlers.base", "BaseHandler.get_response"),
+    ("  URL resolution", "django.urls.resolvers", "URLResolver.resolve"),
+    ("  the rating POST's view", "studies.rating_views", "_rate_post"),
+    ("    the participant read and locked", "studies.locks", "participant_by_token"),
+    ("    the answer's form validated", "studies.forms", "RatingForm.is_valid"),
+    ("    the save (services.item_save)", "studies.services", "item_save"),
+    ("      the batch's rows read", "studies.rating_save", "batch_rows"),
+    ("      the claim, rating and next item statement", "studies.rating_save", "_save_rating"),
+    ("    the next page built", "studies.rating_views", "_item_page"),
+    ("      its template rendered", "studies.rating_views", "_render"),
+    ("    COMMIT", "django.db.backends.base.base", "BaseDatabaseWrapper.commit"),
+    ("SQL statements sent (Django's cursor)", "django.db.backends.utils", "CursorWrapper.execute"),
+)
+
+
+class Breakdown:
+    """Process CPU inside each of ``BREAKDOWN``'s functions while ``on`` (the timed rating
+    requests), by wrapping them in place (the bench's own process: nothing else sees it)."""
+
+    def __init__(self) -> None:
+        import importlib
+
+        self.on = False
+        self.cpu: dict[str, float] = dict.fromkeys((label for label, _, _ in BREAKDOWN), 0.0)
+        self.calls: dict[str, int] = dict.fromkeys(self.cpu, 0)
+        for label, module, name in BREAKDOWN:
+            owner = importlib.import_module(module)
+            *path, attr = name.split(".")
+            for part in path:
+                owner = getattr(owner, part)
+            setattr(owner, attr, self._timed(label, getattr(owner, attr)))
+
+    def _timed(self, label: str, func):
+        import functools
+
+        active = [False]
+
+        @functools.wraps(func)
+        def timed(*args, **kwargs):
+            if not self.on or active[0]:
+                return func(*args, **kwargs)
+            active[0] = True
+            t0 = time.process_time()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                self.cpu[label] += time.process_time() - t0
+                self.calls[label] += 1
+                active[0] = False
+
+        return timed
+
+    def print(self, items: int) -> None:
+        print(f"where a rated item's CPU goes (inclusive, ms per rated item; {items} items):")
+        for label, cpu in self.cpu.items():
+            per_item = self.calls[label] / max(1, items)
+            print(f"  {label:<50} {cpu * 1000 / max(1, items):6.3f} ms  ({per_item:.2f} calls)")
+
+
 ARRIVAL_PAGES = ("link", "consent", "qualification page", "qualification answer", "first item")
 
 
@@ -142,6 +205,11 @@ def main() -> None:
     parser.add_argument(
         "--queries", action="store_true", help="print the statements of each arrival page"
     )
+    parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="print the CPU of the rating request's parts per rated item (no profiler)",
+    )
     parser.add_argument("--smoke", action="store_true", help="CI size: 1 timed participant")
     args = parser.parse_args()
     if args.smoke:
@@ -206,10 +274,16 @@ def main() -> None:
         cpu_pages[name].append((time.process_time() - t0) * 1000)
         return response
 
+    breakdown = Breakdown() if args.breakdown else None
+
     def timed(call):
+        if breakdown:
+            breakdown.on = True
         t0 = time.process_time()
         response = profiled(call, "items")
         cpu_item.append((time.process_time() - t0) * 1000)
+        if breakdown:
+            breakdown.on = False
         return response
 
     pace_before = pace_ms()  # the machine's speed: the same code's CPU follows it
@@ -248,6 +322,8 @@ def main() -> None:
         f"machine pace (bench/load/cpu.py, lower is faster): {pace_before:.1f} ms before,"
         f" {pace_after:.1f} ms after; compare runs at the same pace"
     )
+    if breakdown:
+        breakdown.print(len(cpu_item))
     if profiler:
         import pstats
 

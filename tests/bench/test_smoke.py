@@ -75,7 +75,7 @@ def test_export_memory_smoke_exports_every_rating_both_ways(tmp_path):
 
 
 def test_rating_path_smoke_walks_a_participant(tmp_path):
-    out = run_smoke("rating_path.py", tmp_path)
+    out = run_smoke("rating_path.py", tmp_path, "--breakdown")
     assert re.search(r"arrival \(link to first item\): \d+ queries", out)
     for page in ("link", "consent", "qualification answer"):
         assert re.search(rf"^  {page}: \d+ queries, [\d.]+ ms CPU \(median\)$", out, re.M), out
@@ -84,6 +84,15 @@ def test_rating_path_smoke_walks_a_participant(tmp_path):
     assert re.search(r"per rated item \(POST \+ next page\): [\d.]+ queries", out)
     pace = re.search(r"^machine pace .*: ([\d.]+) ms before, ([\d.]+) ms after", out, re.M)
     assert pace and all(float(ms) > 0 for ms in pace.groups()), out
+    # --breakdown: one rating POST per timed item, its parts inside the request's CPU
+    rows = dict(re.findall(r"^ +(\S.*?) +([\d.]+) ms +\([\d.]+ calls\)$", out, re.M))
+    request, view = (
+        float(rows["the request, middleware included"]),
+        float(rows["the rating POST's view"]),
+    )
+    assert 0 < view <= request, out
+    assert re.search(r"the rating POST's view +[\d.]+ ms +\(1\.00 calls\)", out), out
+    assert 0 < float(rows["its template rendered"]) <= float(rows["the next page built"]) <= view
 
 
 def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_path):
