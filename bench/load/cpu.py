@@ -91,6 +91,25 @@ def sample(match: Match, parent: int | None) -> Sample:
     return Sample(live, reaped_cpu(parent))
 
 
+def kernel_side(match: Match) -> tuple[float, float, int]:
+    """(user s, system s, minor page faults) of the live processes ``match(pid, pgrp,
+    cmdline)`` accepts, so far: the system part is the kernel working for them (their
+    sockets, their page faults), which a slower run of the same code can have more of
+    while its Python (user) part stays; processes that exit meanwhile are not counted."""
+    user = system = 0.0
+    faults = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            stat = _stat(pid)
+        except OSError:
+            continue
+        if match(int(pid), int(stat[2]), cmd):
+            user, system = user + int(stat[11]) / HZ, system + int(stat[12]) / HZ
+            faults += int(stat[7])
+    return user, system, faults
+
+
 def postmaster_pid(database: str) -> int | None:
     """The parent of the PostgreSQL processes ("postgres: ..." command lines), preferring
     that of a backend of ``database`` where several clusters run; None if there is none."""
@@ -282,15 +301,13 @@ class Meter:
         self.postmaster: int | None = None
         self.workers = lambda: worker_cpu(server_pgid, self.ticks0)
         self.switches = lambda: switches(list(group_workers(server_pgid)))
-        self.web = lambda: sample(lambda pid, pgrp, cmd: pgrp == server_pgid, server_pgid)
-        self.pg = lambda: (
-            sample(
-                lambda pid, pgrp, cmd: cmd.startswith("postgres:") and f" {database} " in cmd,
-                self.postmaster,
-            )
-            if database
-            else Sample()
+        web: Match = lambda pid, pgrp, cmd: pgrp == server_pgid  # noqa: E731
+        pg: Match = lambda pid, pgrp, cmd: (  # noqa: E731
+            database is not None and cmd.startswith("postgres:") and f" {database} " in cmd
         )
+        self.web = lambda: sample(web, server_pgid)
+        self.pg = lambda: sample(pg, self.postmaster) if database else Sample()
+        self.kernel = lambda: (kernel_side(web), kernel_side(pg))
 
     def start(self) -> None:
         # every worker up (one answering is not all forked), so that a later one is a
@@ -303,6 +320,7 @@ class Meter:
         self.pace_before = pace_ms()  # the server idle: before its first request
         self.pace = PaceSampler().start()
         self.switches0 = self.switches()
+        self.kernel0 = self.kernel()
         t = os.times()
         self.t0 = (self.web(), self.pg(), t.user + t.system, machine_times(), time.perf_counter())
         self.load0 = os.getloadavg()[0]
@@ -336,6 +354,14 @@ class Meter:
         wall = time.perf_counter() - self.t0[4]
         workers, replaced = self.workers()
         voluntary, involuntary = (n - n0 for n, n0 in zip(self.switches(), self.switches0))
+        kernel = {
+            name: {
+                "user_s": round(now[0] - then[0], 2),
+                "system_s": round(now[1] - then[1], 2),
+                "minor_faults": now[2] - then[2],
+            }
+            for name, now, then in zip(("web", "postgresql"), self.kernel(), self.kernel0)
+        }
         pace_after = pace_ms()  # after the run's own CPU was read: not counted in it
         return {
             "wall_s": round(wall, 1),
@@ -367,4 +393,7 @@ class Meter:
             "replaced_workers_s": round(web.exited, 1),
             # the live workers' threads, during the run (a recycled worker's are lost)
             "web_switches": {"voluntary": voluntary, "involuntary": involuntary},
+            # the live processes' user and system (kernel) CPU and minor page faults during
+            # the run (kernel_side): where a slow run's extra CPU per item is spent
+            "kernel_side": kernel,
         }

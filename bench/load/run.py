@@ -187,6 +187,19 @@ def _switches(c: dict, r: dict) -> str:
     return f" switches/item {sw['voluntary'] / items:.1f}/{sw['involuntary'] / items:.2f};"
 
 
+def _kernel(c: dict, r: dict) -> str:
+    """Web's and PostgreSQL's user and system CPU (ms) and minor page faults per rated item,
+    when known (``cpu.kernel_side``)."""
+    side, items = c.get("kernel_side"), r.get("rated_items") or 0
+    if not side or not items:
+        return ""
+    return "".join(
+        f" {name} user/sys {k['user_s'] * 1000 / items:.2f}/{k['system_s'] * 1000 / items:.2f}"
+        f" ms, {k['minor_faults'] / items:.1f} faults per item;"
+        for name, k in (("web", side["web"]), ("PG", side["postgresql"]))
+    )
+
+
 def line(tool: str, n: int, r: dict) -> str:
     p, a, c = r["pair_ms"], r["arrivals"], r["cpu"]
     pace = c.get("pace_during_ms", {})
@@ -201,7 +214,7 @@ def line(tool: str, n: int, r: dict) -> str:
         f" gen {c['generator_s']} other {c['other_s']} s "
         f"in {c['wall_s']} s (load {c['load_avg_1m'][0]}; web workers {c['web_workers_s']} s"
         f"{shares(c['web_workers_s'])}; recycled {c.get('replaced_workers', 0)},"
-        f" +{c.get('replaced_workers_s', 0.0)} s;{_switches(c, r)}"
+        f" +{c.get('replaced_workers_s', 0.0)} s;{_switches(c, r)}{_kernel(c, r)}"
         f" steal {c.get('steal_pct', 0.0)} %,"
         f" pace {c.get('pace_ms')} ms, during p10/p50/p90 {pace.get('p10')}/{pace.get('p50')}"
         f"/{pace.get('p90')}, memory p50 {pace.get('memory', {}).get('p50')})"

@@ -187,3 +187,31 @@ def test_a_live_thread_s_voluntary_switches_are_counted():
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     assert cpu.switches([gone.pid]) == (0, 0)
+
+
+def test_kernel_side_counts_a_process_s_page_faults_and_only_the_processes_matched():
+    """A child that touches 64 MB of new memory page by page makes at least as many minor
+    page faults as pages it touched (4 KiB each; fewer with huge pages, so the bound is
+    loose), and ``kernel_side`` counts them with its CPU; a matcher that accepts no process
+    counts nothing."""
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, mmap\n"
+            "m = mmap.mmap(-1, 64 << 20)\n"
+            "for i in range(0, 64 << 20, 4096): m[i] = 1\n"
+            "sys.stdout.write('touched\\n'); sys.stdout.flush(); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout.readline() == "touched\n"
+        user, system, faults = cpu.kernel_side(lambda pid, pgrp, cmd: pid == child.pid)
+    finally:
+        child.communicate("", timeout=10)
+    assert faults >= (64 << 20) // (2 << 20)  # at least one per 2 MB huge page
+    assert user + system > 0
+    assert cpu.kernel_side(lambda pid, pgrp, cmd: False) == (0.0, 0.0, 0)

@@ -120,6 +120,10 @@ def test_load_run_smoke_walks_ambisite_participants_with_exact_integrity(tmp_pat
     steady = json.loads((tmp_path / "load.json").read_text())["runs"][0]["cpu"]
     assert all(ms > 0 for ms in steady["pace_ms"]) and steady["steal_s"] >= 0
     assert steady["pace_during_ms"]["samples"] >= 0
+    # the web workers' and the run's PostgreSQL backends' user and kernel CPU, page faults
+    web, pg = steady["kernel_side"]["web"], steady["kernel_side"]["postgresql"]
+    assert web["user_s"] + web["system_s"] > 0 and pg["minor_faults"] >= 0, steady
+    assert re.search(r"web user/sys [\d.]+/[\d.]+ ms, [\d.]+ faults per item; PG user/sys", out)
 
 
 # bench/dashboards.py's pages in their default scope (dashboards.precompute.default_paths)
