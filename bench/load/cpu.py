@@ -19,7 +19,7 @@ import functools
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,9 +77,8 @@ def reaped_cpu(pid: int | None) -> float:
     return (int(stat[13]) + int(stat[14])) / HZ
 
 
-def sample(match: Match, parent: int | None) -> Sample:
-    """The live processes ``match(pid, pgrp, cmdline)`` accepts and what ``parent`` reaped."""
-    live = {}
+def matched(match: Match) -> Iterator[tuple[int, list[str]]]:
+    """(pid, ``_stat`` fields) of each live process ``match(pid, pgrp, cmdline)`` accepts."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
@@ -87,7 +86,14 @@ def sample(match: Match, parent: int | None) -> Sample:
         except OSError:
             continue
         if match(int(pid), int(stat[2]), cmd):
-            live[(int(pid), int(stat[19]))] = (int(stat[11]) + int(stat[12])) / HZ
+            yield int(pid), stat
+
+
+def sample(match: Match, parent: int | None) -> Sample:
+    """The live processes ``match(pid, pgrp, cmdline)`` accepts and what ``parent`` reaped."""
+    live = {
+        (pid, int(stat[19])): (int(stat[11]) + int(stat[12])) / HZ for pid, stat in matched(match)
+    }
     return Sample(live, reaped_cpu(parent))
 
 
@@ -96,18 +102,10 @@ def kernel_side(match: Match) -> tuple[float, float, int]:
     cmdline)`` accepts, so far: the system part is the kernel working for them (their
     sockets, their page faults), which a slower run of the same code can have more of
     while its Python (user) part stays; processes that exit meanwhile are not counted."""
-    user = system = 0.0
-    faults = 0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-            stat = _stat(pid)
-        except OSError:
-            continue
-        if match(int(pid), int(stat[2]), cmd):
-            user, system = user + int(stat[11]) / HZ, system + int(stat[12]) / HZ
-            faults += int(stat[7])
-    return user, system, faults
+    stats = [stat for _, stat in matched(match)]
+    user = sum(int(stat[11]) for stat in stats) / HZ
+    system = sum(int(stat[12]) for stat in stats) / HZ
+    return user, system, sum(int(stat[7]) for stat in stats)
 
 
 def postmaster_pid(database: str) -> int | None:
