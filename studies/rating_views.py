@@ -192,7 +192,7 @@ def _render(request: HttpRequest, ctx: dict) -> HttpResponse:
     """The rating page; for participant.js its title and ``<main>`` (``FRAGMENT_LAYOUT``),
     rendered from ``ctx`` and the notices alone: the context processors' entries (the
     request, the user, the CSRF token, stale dashboard figures) are not used by it, and
-    building them was a third of its rendering (``bench/rating_path.py``)."""
+    building them was about a quarter of its rendering (docs/performance.md, row 20)."""
     if ctx["in_page"]:
         page = get_template("studies/rate.html").render({**ctx, "messages": get_messages(request)})
         return HttpResponse(page)
