@@ -220,6 +220,21 @@ def positions_after(split_ids: Iterable[int]) -> dict[int, Iterator[int]]:
     return {pk: itertools.count(last.get(pk, -1) + 1) for pk in ids}
 
 
+def stories_locked(story_ids: Iterable[int]) -> None:
+    """Lock the stories of the samples about to be written until the commit, in id order,
+    before looking for other samples of them: the importers' second lock. A story is judged
+    for a sense in one split only (``unique_story_sense``), and two writers into two splits
+    take two split locks that order nothing; the second to lock a shared story waits for the
+    first's commit and then finds its samples (refused, naming them) instead of failing on
+    the constraint. Every writer of samples of shared stories with a sense calls it, and
+    takes its locks in one order: the split lock(s) (``positions_after``), then the stories
+    by id; the shared rows a writer creates (``get_or_create_many``) come before the story
+    locks. ``no_key``: a sample's foreign key only needs the story's key to stay, so an
+    insert of a sample neither waits on this lock nor holds it up."""
+    rows = Story.objects.select_for_update(no_key=True).filter(pk__in=set(story_ids))
+    list(rows.order_by("pk").values_list("pk"))
+
+
 def homonym_ids(forms: Iterable[str]) -> dict[str, int]:
     """The id of each homonym by its form, found or bulk-created (``get_or_create_many``,
     safe when another import creates the same homonym at once): every importer's homonyms."""
@@ -434,11 +449,15 @@ def ambistory_import(
     on_ratings: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """Write parsed samples into ``dataset/split``: all of them or, on any error, none.
-    ``on_ratings(done, total)`` follows the ratings written (the largest part)."""
+    ``on_ratings(done, total)`` follows the ratings written (the largest part). Locks, in
+    this order: the split (``positions_after``), then the file's stories by id
+    (``stories_locked``), so another import of the same stories at once, into any split,
+    waits for this one and is then refused naming its samples."""
     ds, sp = _target(dataset, split)
     numbers = positions_after([sp.pk])[sp.pk]  # first: the lock (see there)
     report = ImportReport(split=str(sp))
     story_ids, sense_ids, report.setups_created = _write_structure(samples)
+    stories_locked(story_ids.values())  # second: after the split's lock (see there)
     _check_same_texts(sp, samples, story_ids, sense_ids)
     existing = _check_existing(sp, samples, story_ids, sense_ids)
     new = [(next(numbers), s) for s in samples if s.dataset_id not in existing]

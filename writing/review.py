@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotations.importers import positions_after
+from annotations.importers import positions_after, stories_locked
 from annotations.models import Dataset, Sample, Setup, Split, Story
 from studies import services as study_services
 from studies.models import Study
@@ -329,10 +329,15 @@ def rating_study_create(
     before their stories are looked up as samples, so a second creation of a shared setup
     into another split finds the first's samples of it instead of writing its own.
 
+    The stories are locked too (``importers.stories_locked``) before they are looked up
+    as samples, so an AmbiStory import of one of them at once, into any split, runs before
+    or after this creation, and the second is refused naming the first's split.
+
     The locks are taken in one order, which every caller follows: the dataset's and the
     split's rows (their unique keys, when new), then the split's row lock, then the setups
-    in id order. The importers take only the first two (splits in id order); nothing else
-    takes an update lock on a written setup; so no two callers wait on each other."""
+    in id order, then the stories in id order. The importers take the same locks less the
+    setups' (splits, then stories, each in id order); nothing else takes an update lock on
+    a written setup; so no two callers wait on each other."""
     if not written:
         raise WritingError("Choose at least one setup.")
     ds, _ = Dataset.objects.get_or_create(
@@ -362,6 +367,7 @@ def rating_study_create(
                 raise WritingError(f'"{item.setup}" has no accepted ending for "{sense.gloss}".')
             stories.append(ending.story)  # type: ignore[arg-type]  # an accepted ending has one
         rows += [(story, sense) for story in stories for sense in (pair.sense_a, pair.sense_b)]
+    stories_locked(story.pk for story, _ in rows)  # last: after the setups (the order above)
     taken = (
         Sample.objects.filter(story__in=[story for story, _ in rows])
         .select_related("split__dataset")

@@ -14,7 +14,17 @@ from annotations.importers import (
     ambistory_import,
     parse_ambistory,
 )
-from annotations.models import Homonym, Rater, Rating, Sample, Sense, Setup, Split, Story
+from annotations.models import (
+    Dataset,
+    Homonym,
+    Rater,
+    Rating,
+    Sample,
+    Sense,
+    Setup,
+    Split,
+    Story,
+)
 from tests.conftest import load_split_json
 from tests.factories import ambistory_sample, ambistory_setup
 from tests.locks import others_wait_then_commit, second_waits_on_first
@@ -356,3 +366,46 @@ def test_setups_created_counts_only_the_imports_own_new_setups_when_another_comm
     assert [type(o) for o in outcome] == [ImportReport, ImportReport], outcome
     assert [o.setups_created for o in outcome] == [1, 1]
     assert Setup.objects.filter(sentence__in=[a, b]).count() == 2
+
+
+def _texts_stored(data: dict) -> None:
+    """The homonyms, senses, setups and stories of ``data`` stored, no sample of them (as a
+    deleted split leaves them, or a writing study's stories and senses)."""
+    for s in parse_ambistory(data):
+        homonym, _ = Homonym.objects.get_or_create(form=s.homonym)
+        Sense.objects.get_or_create(
+            homonym=homonym, gloss=s.judged_meaning, example_sentence=s.example_sentence
+        )
+        setup, _ = Setup.objects.get_or_create(
+            homonym=homonym, precontext=s.precontext, sentence=s.sentence
+        )
+        Story.objects.get_or_create(setup=setup, ending=s.ending)
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_stored_stories_imported_into_two_splits_at_once_are_refused_in_the_second_by_name():
+    """Both files bring the same stored stories and senses (the second in the opposite
+    order) into two splits; nothing of them is new, so no insert of a shared row orders the
+    imports. The second locks the stories (``stories_locked``, in id order) before it
+    looks for their samples, so it waits for the first's commit and is then refused as a
+    sample of the other split (``_check_same_texts``), nothing of it written. Before, neither saw
+    the other's uncommitted samples and the second failed on ``unique_story_sense`` (an
+    IntegrityError)."""
+    _need_postgresql()
+    Dataset.objects.create(name="ambistory", title="AmbiStory")  # a new one orders them
+    data = ambistory_setup(0)
+    _texts_stored(data)
+    before = _counts()
+    outcome = _both_at_once(data, dict(reversed(data.items())), ("train", "test"))
+    assert [type(o) for o in outcome] == [ImportReport, AmbiStoryFormatError], outcome
+    sid = outcome[1].sample
+    assert (
+        str(outcome[1])
+        == f"sample {sid}: already exists in split ambistory/train (as sample {sid})"
+    )
+    added = {name: n - before[name] for name, n in _counts().items()}
+    assert added == {**dict.fromkeys(added, 0), "Sample": 6, "Rating": 30, "Rater": 5, "Split": 1}
+    train = Sample.objects.in_split("ambistory", "train")
+    assert json.loads("".join(iter_ambistory_json(train))) == data
+    assert not Split.objects.filter(name="test").exists()

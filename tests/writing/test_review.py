@@ -1,15 +1,17 @@
 """writing/review.py's reviews: the current review again (a double click, a resubmitted
 form) records nothing; another decision is a new one, logged. Two rating studies created
-into one split, or of one setup into two splits, at once: the second waits for the first and
-is refused."""
+into one split, or of one setup into two splits, or a rating study and an AmbiStory import
+of one story, at once: the second waits for the first and is refused."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
 
-from annotations.models import Dataset, Sample, Split
+from annotations.importers import AmbiStoryFormatError, ambistory_import, parse_ambistory
+from annotations.models import Dataset, Sample, Split, Story
 from studies.models import Study
+from tests.factories import ambistory_sample
 from tests.locks import second_waits_on_first
 from tests.writing.helpers import (
     SENTENCES,
@@ -149,3 +151,49 @@ def test_a_second_rating_study_of_a_setup_into_another_split_at_once_waits_and_i
     assert set(samples.values_list("story__setup", flat=True)) == {written[0].setup_id}
     assert sorted(samples.values_list("position", flat=True)) == list(range(6))
     assert not Split.objects.filter(name="s2").exists()  # the second's split went with it
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_an_ambistory_import_of_a_story_being_made_a_sample_at_once_waits_and_is_refused(
+    researcher,
+):
+    """A rating study of a setup into mine/s1 and an AmbiStory import into another split of
+    one of its stories (the open-ended one, stored already) judged for one of its senses:
+    the import locks its stories (``importers.stories_locked``) as the creation does, after
+    its split's lock, so it waits for the creation's commit and is then refused naming the
+    sample of mine/s1. Before, the creation locked no story, the import saw no sample of it
+    and failed on ``unique_story_sense`` (an IntegrityError)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    make_pool()
+    (written,) = written_setups(researcher, 1)
+    write_endings([written], researcher)
+    setup, sense = written.setup, written.sentence.pair.sense_a
+    story, _ = Story.objects.get_or_create(setup=setup, ending="")  # stored: nothing orders
+    for name in ("mine", "ambistory"):  # new ones would order them by their keys
+        Dataset.objects.create(name=name, title=name)
+    data = {
+        "0": ambistory_sample(
+            "0",
+            homonym=setup.homonym.form,
+            meaning=sense.gloss,
+            example=sense.example_sentence,
+            precontext=setup.precontext,
+            sentence=setup.sentence,
+        )
+    }
+    outcome = second_waits_on_first(
+        lambda: review.rating_study_create(
+            written=[written], title="r", slug="r", dataset="mine", split="s1", by=researcher
+        ),
+        lambda: ambistory_import(samples=parse_ambistory(data), split="dev"),
+    )
+    assert [type(o) for o in outcome] == [Study, AmbiStoryFormatError], outcome
+    rated = Sample.objects.get(story=story, sense=sense)
+    assert (
+        str(outcome[1])
+        == f"sample 0: already exists in split mine/s1 (as sample {rated.dataset_id})"
+    )
+    assert Sample.objects.filter(split__dataset__name="mine").count() == 6
+    assert not Split.objects.filter(dataset__name="ambistory").exists()
