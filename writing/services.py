@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotations.importers import homonym_ids
 from annotations.models import Sense
+from annotations.natural_keys import get_or_create_many
 from studies import late, locks
 from studies import services as study_services
 from studies.models import Participant, Study
@@ -69,12 +70,10 @@ def pair_add(
     if gloss_a == gloss_b and example_a.strip() == example_b.strip():
         raise WritingError("The two meanings must differ.")
     homonym_id = homonym_ids([form])[form]
-    sense_a, _ = Sense.objects.get_or_create(
-        homonym_id=homonym_id, gloss=gloss_a, example_sentence=example_a.strip()
-    )
-    sense_b, _ = Sense.objects.get_or_create(
-        homonym_id=homonym_id, gloss=gloss_b, example_sentence=example_b.strip()
-    )
+    key_a = _sense_key(homonym_id, gloss_a, example_a)
+    key_b = _sense_key(homonym_id, gloss_b, example_b)
+    senses = _senses([key_a, key_b])  # inserted in one order, whatever a's and b's (see there)
+    sense_a, sense_b = senses[key_a], senses[key_b]
     pair = pair_of(sense_a, sense_b)
     if pair is not None:
         return pair, False
@@ -90,6 +89,24 @@ def pair_add(
         pair.exclusion_reason = f"Different parts of speech ({pair.pos_a} / {pair.pos_b})."
     pair.save()
     return pair, True
+
+
+def _sense_key(homonym_id: int, gloss: str, example: str) -> tuple[int, str, str]:
+    """A pool sense's natural key (``Sense``'s unique fields), its texts stripped."""
+    return homonym_id, gloss.strip(), example.strip()
+
+
+def _senses(keys: list[tuple[int, str, str]]) -> dict[tuple[int, str, str], Sense]:
+    """The senses of these keys, found or created (``get_or_create_many``): new ones go in
+    sorted, not in the caller's order, so two entries or files with the same new senses in
+    other orders take them in one order and the second waits (no deadlock)."""
+    rows, _ = get_or_create_many(
+        Sense,
+        dict.fromkeys(keys),
+        ("homonym_id", "gloss", "example_sentence"),
+        lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
+    )
+    return rows
 
 
 def pair_of(sense_a: Sense, sense_b: Sense) -> SensePair | None:
@@ -459,7 +476,14 @@ def _ending_save(
 @transaction.atomic
 def pool_import(*, rows: list, flag_pos: bool = True) -> tuple[int, int]:
     """Add parsed pool rows (``importers.PairRow``) in one transaction; returns (new,
-    already there)."""
+    already there). The rows' homonyms and senses are found or created first, all at once
+    in sorted order (``_senses``), not row by row in the file's order."""
+    hid = homonym_ids(row.word.strip() for row in rows)
+    keys = []  # in the file's order (the ids'); ``_senses`` inserts them sorted
+    for r in rows:
+        h = hid[r.word.strip()]
+        keys += [_sense_key(h, r.meaning_1, r.example_1), _sense_key(h, r.meaning_2, r.example_2)]
+    _senses(keys)
     new = 0
     for row in rows:
         _, created = pair_add(
