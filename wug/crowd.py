@@ -19,7 +19,7 @@ from django.utils.text import slugify
 
 from annotations.import_limits import length_problem
 from annotations.importers import homonym_ids, positions_after, stories_without_ending
-from annotations.models import Dataset, Homonym, Sample, Split, Story, TaskKind
+from annotations.models import Dataset, Homonym, Sample, Split, TaskKind
 from studies import services as study_services
 from studies.models import CheckQuestion, Study
 from wug.analysis import word_clustering, word_judgments
@@ -174,37 +174,48 @@ def round_pairs(
     return next_round(uses, labels, asked, n, seed=seed, criteria=criteria)
 
 
-def _pair_stories(homonym_id: int, ordered: list[list[Use]]) -> list[Story]:
-    """The story (without ending) of each pair's setup: its uses' labels under the lemma.
-    Setups are unique by those texts, so an existing one is reused: a word of the same lemma
-    with the same uses, or a deleted study's sample of the pair, has it already."""
-    keys = [(homonym_id, use_label(a), use_label(b)) for a, b in ordered]
-    stories = stories_without_ending(keys)
-    return [stories[k] for k in keys]
-
-
-def _samples(word: Word, pair_round: PairRound, pairs: list[Pair]) -> list[Sample]:
-    """One sample and ``UsePair`` per pair, on the pair's setup and story, numbered on from
-    the split's last position (``importers.positions_after``, which locks the split: called
-    in ``crowd_round_add``'s transaction); the id is the position, as for every round."""
+def _word_split(word: Word) -> Split:
+    """The split of the word's pairs (``pairs`` of the dataset ``wug-<id>-<name>``)."""
     dataset, _ = Dataset.objects.get_or_create(
         name=f"wug-{word.pk}-{slugify(word.name)}"[:64],
         defaults={"title": f"Use pairs of {word.name}"[:200], "task_kind": TaskKind.USE_PAIR},
     )
-    split, _ = Split.objects.get_or_create(dataset=dataset, name="pairs")
-    homonym_id = homonym_ids([word.lemma])[word.lemma]  # its length: _checked_words
+    return Split.objects.get_or_create(dataset=dataset, name="pairs")[0]
+
+
+def _uses_of(word: Word, pairs: list[Pair]) -> list[list[Use]]:
+    """Each pair's two uses, in id order (``UsePair``'s)."""
     uses = {u.identifier: u for u in Use.objects.filter(word=word)}
-    ordered = [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
-    numbers = positions_after([split.pk])[split.pk]
-    stories = _pair_stories(homonym_id, ordered)
-    samples = Sample.objects.bulk_create(
-        Sample(split=split, story=story, dataset_id=str(n), position=n)
-        for story, n in zip(stories, numbers)
-    )
-    UsePair.objects.bulk_create(
-        UsePair(sample=sample, word=word, use1=a, use2=b, round=pair_round)
-        for sample, (a, b) in zip(samples, ordered)
-    )
+    return [sorted((uses[a], uses[b]), key=lambda u: u.pk) for a, b in pairs]
+
+
+def _samples(pair_round: PairRound, chosen: list[tuple[Word, list[Pair]]]) -> list[Sample]:
+    """One sample and ``UsePair`` per pair of every word, on the pair's setup and story (its
+    uses' labels under the word's lemma; setups are unique by those texts, so an existing
+    one is reused: a word of the same lemma with the same uses, or a deleted study's sample
+    of the pair, has it already), numbered on from its split's last position; the id is the
+    position, as for every round. As every importer: the words' splits locked first
+    (``importers.positions_after``, in ``crowd_round_add``'s transaction), then the
+    homonyms, setups and stories of all the words, each in one call (inserted in sorted
+    order: ``get_or_create_many``), so two rounds at once take them in one order."""
+    splits = {word.pk: _word_split(word) for word, _ in chosen}
+    numbers = positions_after(split.pk for split in splits.values())  # first: the lock
+    hid = homonym_ids(word.lemma for word, _ in chosen)  # its length: _checked_words
+    ordered = {word.pk: _uses_of(word, pairs) for word, pairs in chosen}
+    keys = {
+        word.pk: [(hid[word.lemma], use_label(a), use_label(b)) for a, b in ordered[word.pk]]
+        for word, _ in chosen
+    }
+    stories = stories_without_ending(k for word_keys in keys.values() for k in word_keys)
+    samples, use_pairs = [], []
+    for word, _ in chosen:
+        split = splits[word.pk]
+        for key, (a, b), n in zip(keys[word.pk], ordered[word.pk], numbers[split.pk]):
+            sample = Sample(split=split, story=stories[key], dataset_id=str(n), position=n)
+            samples.append(sample)
+            use_pairs.append(UsePair(sample=sample, word=word, use1=a, use2=b, round=pair_round))
+    Sample.objects.bulk_create(samples)  # their ids, for the use pairs
+    UsePair.objects.bulk_create(use_pairs)
     return samples
 
 
@@ -227,9 +238,11 @@ def crowd_round_add(*, crowd_study: CrowdStudy, criteria: Criteria | None = None
             )
     number = last.number + 1 if last else 1
     pair_round = PairRound.objects.create(crowd_study=crowd_study, number=number)
-    samples: list[Sample] = []
-    for word in crowd_study.words.order_by("name"):
-        samples += _samples(word, pair_round, round_pairs(word, crowd_study, number, criteria))
+    chosen = [
+        (word, round_pairs(word, crowd_study, number, criteria))
+        for word in crowd_study.words.order_by("name")
+    ]
+    samples = _samples(pair_round, chosen)
     if not samples:  # the round's row goes with the rollback
         raise CrowdError(
             "Every word is connected enough (each use in at least 2 judged pairs, every two "
