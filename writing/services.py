@@ -1,7 +1,8 @@
 """Writes for the writing pipeline: keyword-only, typed, atomic.
 
-Pool: ``pair_add``, ``pair_flag``, ``pool_import``. Studies: ``writing_study_create`` (a
-study whose activity is writing sentences or endings, on the studies machinery). Writers:
+Pool: ``pair_add``, ``pair_flag``, ``pool_import`` (in ``pool``, re-exported here).
+Studies: ``writing_study_create`` (a study whose activity is writing sentences or endings,
+on the studies machinery). Writers:
 ``draw_current``, ``draw_skip``, ``sentence_submit``, ``ending_slots_hold``,
 ``ending_submit``. The researchers' review and the steps to setups, stories and a rating
 study are in ``review``. Views call exactly one write.
@@ -15,14 +16,14 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from annotations.importers import homonym_ids
-from annotations.models import Sense
-from annotations.natural_keys import get_or_create_many
 from studies import late, locks
 from studies import services as study_services
 from studies.models import Participant, Study
 
 from . import defaults, rules
+from .errors import Refused as Refused
+from .errors import TooLate as TooLate
+from .errors import WritingError as WritingError
 from .models import (
     Draw,
     Ending,
@@ -33,96 +34,10 @@ from .models import (
     Sentence,
     WrittenSetup,
 )
-
-
-class WritingError(Exception):
-    """A writing action refused, with a reason a person can read."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
-
-
-class Refused(WritingError):
-    """A submitted text breaks a rule; the text is kept as the draft."""
-
-
-# --- the pool ------------------------------------------------------------------------------
-
-
-@transaction.atomic
-def pair_add(
-    *,
-    form: str,
-    gloss_a: str,
-    gloss_b: str,
-    example_a: str = "",
-    example_b: str = "",
-    pos_a: str = "",
-    pos_b: str = "",
-    flag_pos: bool = True,
-) -> tuple[SensePair, bool]:
-    """The pool entry for this word and these two senses (created when new). With
-    ``flag_pos`` a pair whose senses are of different parts of speech is flagged out."""
-    form, gloss_a, gloss_b = form.strip(), gloss_a.strip(), gloss_b.strip()
-    if not form or not gloss_a or not gloss_b:
-        raise WritingError("A pool entry needs a word and two meanings.")
-    if gloss_a == gloss_b and example_a.strip() == example_b.strip():
-        raise WritingError("The two meanings must differ.")
-    homonym_id = homonym_ids([form])[form]
-    key_a = _sense_key(homonym_id, gloss_a, example_a)
-    key_b = _sense_key(homonym_id, gloss_b, example_b)
-    senses = _senses([key_a, key_b])  # inserted in one order, whatever a's and b's (see there)
-    sense_a, sense_b = senses[key_a], senses[key_b]
-    pair = pair_of(sense_a, sense_b)
-    if pair is not None:
-        return pair, False
-    pair = SensePair(
-        homonym_id=homonym_id,
-        sense_a=sense_a,
-        sense_b=sense_b,
-        pos_a=pos_a.strip(),
-        pos_b=pos_b.strip(),
-    )
-    if flag_pos and pair.differs_in_pos:
-        pair.excluded = True
-        pair.exclusion_reason = f"Different parts of speech ({pair.pos_a} / {pair.pos_b})."
-    pair.save()
-    return pair, True
-
-
-def _sense_key(homonym_id: int, gloss: str, example: str) -> tuple[int, str, str]:
-    """A pool sense's natural key (``Sense``'s unique fields), its texts stripped."""
-    return homonym_id, gloss.strip(), example.strip()
-
-
-def _senses(keys: list[tuple[int, str, str]]) -> dict[tuple[int, str, str], Sense]:
-    """The senses of these keys, found or created (``get_or_create_many``): new ones go in
-    sorted, not in the caller's order, so two entries or files with the same new senses in
-    other orders take them in one order and the second waits (no deadlock)."""
-    rows, _ = get_or_create_many(
-        Sense,
-        dict.fromkeys(keys),
-        ("homonym_id", "gloss", "example_sentence"),
-        lambda k: Sense(homonym_id=k[0], gloss=k[1], example_sentence=k[2]),
-    )
-    return rows
-
-
-def pair_of(sense_a: Sense, sense_b: Sense) -> SensePair | None:
-    """The pool entry of these two senses, in either order (a pair is one entry)."""
-    return SensePair.objects.filter(
-        Q(sense_a=sense_a, sense_b=sense_b) | Q(sense_a=sense_b, sense_b=sense_a)
-    ).first()
-
-
-def pair_flag(*, pair: SensePair, excluded: bool, reason: str = "") -> SensePair:
-    """Flag a pool entry out (never drawn again) or back in."""
-    pair.excluded = excluded
-    pair.exclusion_reason = reason.strip() if excluded else ""
-    pair.save(update_fields=["excluded", "exclusion_reason"])
-    return pair
-
+from .pool import pair_add as pair_add
+from .pool import pair_flag as pair_flag
+from .pool import pair_of as pair_of
+from .pool import pool_import as pool_import
 
 # --- writing studies -----------------------------------------------------------------------
 
@@ -159,11 +74,6 @@ def writing_study_create(
             for sense in (pair.sense_a, pair.sense_b):
                 EndingSlot.objects.create(study=study, written=written, sense=sense)
     return study
-
-
-class TooLate(WritingError):
-    """A text sent after the time limit that is not saved; ``reason`` says why (the writer
-    is, or will be, timed out: the time-up page with their code shows it)."""
 
 
 def _active(participant: Participant) -> Participant:
@@ -471,30 +381,3 @@ def _ending_save(
     elif late_text:
         _time_out(participant)
     return ending
-
-
-@transaction.atomic
-def pool_import(*, rows: list, flag_pos: bool = True) -> tuple[int, int]:
-    """Add parsed pool rows (``importers.PairRow``) in one transaction; returns (new,
-    already there). The rows' homonyms and senses are found or created first, all at once
-    in sorted order (``_senses``), not row by row in the file's order."""
-    hid = homonym_ids(row.word.strip() for row in rows)
-    keys = []  # in the file's order (the ids'); ``_senses`` inserts them sorted
-    for r in rows:
-        h = hid[r.word.strip()]
-        keys += [_sense_key(h, r.meaning_1, r.example_1), _sense_key(h, r.meaning_2, r.example_2)]
-    _senses(keys)
-    new = 0
-    for row in rows:
-        _, created = pair_add(
-            form=row.word,
-            gloss_a=row.meaning_1,
-            example_a=row.example_1,
-            pos_a=row.pos_1,
-            gloss_b=row.meaning_2,
-            example_b=row.example_2,
-            pos_b=row.pos_2,
-            flag_pos=flag_pos,
-        )
-        new += created
-    return new, len(rows) - new

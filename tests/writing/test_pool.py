@@ -1,4 +1,4 @@
-"""writing/services.py's pool: an entry's new senses go in in one order whatever the order
+"""writing/pool.py: an entry's new senses go in in one order whatever the order
 of its two meanings, and two pool files that bring the same new senses in other orders at
 once do not deadlock."""
 
@@ -11,7 +11,7 @@ from annotations.models import Homonym, Sense
 from tests.locks import others_wait_then_commit
 from writing.importers import PairRow
 from writing.models import SensePair
-from writing.services import pair_add, pool_import
+from writing.pool import pair_add, pool_import
 
 
 def _physical_order(glosses: set[str]) -> list[str]:
