@@ -39,6 +39,7 @@ def pair_add(
     key_b = _sense_key(homonym_id, gloss_b, example_b)
     senses = _senses([key_a, key_b])  # inserted in one order, whatever a's and b's (see there)
     sense_a, sense_b = senses[key_a], senses[key_b]
+    _senses_locked([sense_a.pk, sense_b.pk])  # then looked up as a pair (see there)
     pair = pair_of(sense_a, sense_b)
     if pair is not None:
         return pair, False
@@ -74,6 +75,18 @@ def _senses(keys: list[tuple[int, str, str]]) -> dict[tuple[int, str, str], Sens
     return rows
 
 
+def _senses_locked(sense_ids: list[int]) -> None:
+    """Lock these senses until the commit, in id order, before their pool entry is looked
+    up: a pair is one entry in either order, but ``unique_sense_pair`` holds only for one
+    order, so two entries of the same stored senses added at once (the second with a and b
+    swapped) would both find none and both be stored. The second to lock waits for the
+    first's commit and then finds its entry. ``pool_import`` locks a file's senses all at
+    once first (each entry's lock is then its own already), so two files lock theirs in one
+    order. ``no_key``: an entry pointing at a sense needs only its key to stay."""
+    rows = Sense.objects.select_for_update(no_key=True).filter(pk__in=set(sense_ids))
+    list(rows.order_by("pk").values_list("pk"))
+
+
 def pair_of(sense_a: Sense, sense_b: Sense) -> SensePair | None:
     """The pool entry of these two senses, in either order (a pair is one entry)."""
     return SensePair.objects.filter(
@@ -93,13 +106,14 @@ def pair_flag(*, pair: SensePair, excluded: bool, reason: str = "") -> SensePair
 def pool_import(*, rows: list, flag_pos: bool = True) -> tuple[int, int]:
     """Add parsed pool rows (``importers.PairRow``) in one transaction; returns (new,
     already there). The rows' homonyms and senses are found or created first, all at once
-    in sorted order (``_senses``), not row by row in the file's order."""
+    in sorted order (``_senses``), not row by row in the file's order, and locked all at
+    once in id order (``_senses_locked``)."""
     hid = homonym_ids(row.word.strip() for row in rows)
     keys = []  # in the file's order (the ids'); ``_senses`` inserts them sorted
     for r in rows:
         h = hid[r.word.strip()]
         keys += [_sense_key(h, r.meaning_1, r.example_1), _sense_key(h, r.meaning_2, r.example_2)]
-    _senses(keys)
+    _senses_locked([sense.pk for sense in _senses(keys).values()])  # all, in id order
     new = 0
     for row in rows:
         _, created = pair_add(

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from annotations.models import Homonym, Sense
-from tests.locks import others_wait_then_commit
+from tests.locks import others_wait_then_commit, second_waits_on_first
 from writing.importers import PairRow
 from writing.models import SensePair
 from writing.pool import pair_add, pool_import
@@ -68,3 +68,28 @@ def test_two_pool_files_with_the_same_new_senses_in_other_orders_at_once_both_su
     assert sorted(Sense.objects.filter(homonym=bank).values_list("gloss", flat=True)) == [a, b, c]
     pairs = SensePair.objects.filter(homonym=bank)
     assert sorted(sorted((p.sense_a.gloss, p.sense_b.gloss)) for p in pairs) == [[a, c], [b, c]]
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("swapped", [True, False])
+def test_the_same_stored_senses_added_as_a_pair_twice_at_once_make_one_entry(swapped):
+    """Two entries of two stored senses at once, the second with a and b swapped or not:
+    the second waits for the first's commit and gets its entry. Before, swapped, neither
+    waited (``unique_sense_pair`` holds for one order) and two entries of one pair were
+    stored; not swapped, the second failed on that constraint (an IntegrityError)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row-lock concurrency needs PostgreSQL (CI runs it there)")
+    bank = Homonym.objects.create(form="bank")
+    for gloss in ("an institution", "sloping land"):
+        Sense.objects.create(homonym=bank, gloss=gloss, example_sentence="")
+    glosses = ("an institution", "sloping land")
+    second = glosses[::-1] if swapped else glosses
+    outcome = second_waits_on_first(
+        lambda: pair_add(form="bank", gloss_a=glosses[0], gloss_b=glosses[1]),
+        lambda: pair_add(form="bank", gloss_a=second[0], gloss_b=second[1]),
+    )
+    assert [type(o) for o in outcome] == [tuple, tuple], outcome
+    (pair, created), (again, created_again) = outcome
+    assert (created, created_again) == (True, False)
+    assert again.pk == pair.pk and SensePair.objects.filter(homonym=bank).count() == 1
