@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Max
 
+from ambisite.db.row_locks import locked_in_id_order
+
 from .data_versions import data_changed
 from .import_limits import length_problem, slug_problem
 from .models import (
@@ -229,10 +231,8 @@ def stories_locked(story_ids: Iterable[int]) -> None:
     the constraint. Every writer of samples of shared stories with a sense calls it, and
     takes its locks in one order: the split lock(s) (``positions_after``), then the stories
     by id; the shared rows a writer creates (``get_or_create_many``) come before the story
-    locks. ``no_key``: a sample's foreign key only needs the story's key to stay, so an
-    insert of a sample neither waits on this lock nor holds it up."""
-    rows = Story.objects.select_for_update(no_key=True).filter(pk__in=set(story_ids))
-    list(rows.order_by("pk").values_list("pk"))
+    locks. Inserting a sample of a locked story does not wait (``locked_in_id_order``)."""
+    locked_in_id_order(Story, story_ids)
 
 
 def homonym_ids(forms: Iterable[str]) -> dict[str, int]:

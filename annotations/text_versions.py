@@ -18,6 +18,8 @@ from typing import cast
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q, QuerySet
 
+from ambisite.db.row_locks import locked_in_id_order
+
 from .data_versions import EVERY_KIND, data_changed
 from .models import Sample, Sense, Setup, Story, TextVersion
 
@@ -102,8 +104,7 @@ def versions_locked(sample_ids: list[int]) -> dict[int, Versions]:
 
 
 def _lock_versions(objects: QuerySet, pks: set) -> dict[int, int]:
-    locked = objects.select_for_update(no_key=True).filter(pk__in=pks).order_by("pk")
-    return dict(locked.values_list("pk", "version"))
+    return dict(locked_in_id_order(objects, pks, "version"))
 
 
 class TextEditError(Exception):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Q
 
+from ambisite.db.row_locks import locked_in_id_order
 from annotations.importers import homonym_ids
 from annotations.models import Sense
 from annotations.natural_keys import get_or_create_many
@@ -82,9 +83,8 @@ def _senses_locked(sense_ids: list[int]) -> None:
     swapped) would both find none and both be stored. The second to lock waits for the
     first's commit and then finds its entry. ``pool_import`` locks a file's senses all at
     once first (each entry's lock is then its own already), so two files lock theirs in one
-    order. ``no_key``: an entry pointing at a sense needs only its key to stay."""
-    rows = Sense.objects.select_for_update(no_key=True).filter(pk__in=set(sense_ids))
-    list(rows.order_by("pk").values_list("pk"))
+    order (``locked_in_id_order``: an entry pointing at a sense is not held up)."""
+    locked_in_id_order(Sense, sense_ids)
 
 
 def pair_of(sense_a: Sense, sense_b: Sense) -> SensePair | None:

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from ambisite.db.row_locks import locked_in_id_order
 from annotations.importers import positions_after, stories_locked
 from annotations.models import Dataset, Sample, Setup, Split, Story
 from studies import services as study_services
@@ -300,10 +301,8 @@ def ready_setups():
 def _written_locked(written: list[WrittenSetup]) -> None:
     """Lock the rows of ``written`` until the commit, in id order (whatever order they were
     chosen in) so that two callers with overlapping setups never hold one each and wait on
-    the other's. ``no_key``: a row pointing at a setup (an ending study's slot) only needs
-    its key to stay, so it neither waits on this lock nor holds it up."""
-    rows = WrittenSetup.objects.select_for_update(no_key=True)
-    list(rows.filter(pk__in=[item.pk for item in written]).order_by("pk").values_list("pk"))
+    the other's; a row pointing at a setup (an ending study's slot) is not held up."""
+    locked_in_id_order(WrittenSetup, [item.pk for item in written])
 
 
 @transaction.atomic

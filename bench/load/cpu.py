@@ -130,15 +130,7 @@ def postmaster_pid(database: str) -> int | None:
 def group_workers(pgid: int) -> dict[int, list[str]]:
     """The /proc stat fields of each live process of group ``pgid`` but its leader
     (gunicorn's workers: the server's group is its master's), by pid."""
-    found = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = _stat(pid)
-        except OSError:
-            continue
-        if int(stat[2]) == pgid and int(pid) != pgid:
-            found[int(pid)] = stat
-    return found
+    return dict(matched(lambda pid, pgrp, cmd: pgrp == pgid and pid != pgid))
 
 
 def worker_cpu(server_pgid: int, since_ticks: float) -> tuple[list[float], int]:
@@ -224,8 +216,9 @@ MEMORY_READS = 100_000
 
 @functools.cache
 def _memory() -> tuple:
-    """A 64 MB array (twice the 32 MB L3 cache the development machine reports) and a fixed
-    order of random positions in it."""
+    """A 64 MB array and a fixed order of random positions in it: 16 times a core's L2 cache
+    on the development machines; twice the L3 cache of 2026-11-28's machine (32 MB), within
+    that of 2026-11-29's (260 MB)."""
     import numpy as np  # only here: the rest of the module is the standard library
 
     rng = np.random.default_rng(0)
@@ -236,10 +229,10 @@ def _memory() -> tuple:
 
 def memory_work() -> float:
     """CPU seconds this thread takes for ``MEMORY_READS`` reads at random places of a 64 MB
-    array: mostly waiting for memory (the reads miss the caches), which the pure-Python
-    ``pace_work`` (its data in the caches) does not show. A host whose neighbours contend for
-    memory bandwidth or the shared cache runs this slower, and a web request (Django's
-    objects, PostgreSQL's buffers) with it."""
+    array: mostly waiting for the shared cache or memory (the reads miss a core's own
+    caches), which the pure-Python ``pace_work`` (its data in those caches) does not show.
+    A host whose neighbours contend for memory bandwidth or the shared cache runs this
+    slower, and a web request (Django's objects, PostgreSQL's buffers) with it."""
     data, where = _memory()
     t0 = time.thread_time()
     int(data[where].sum())
